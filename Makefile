@@ -1,0 +1,47 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# Memory allocation profiling for Linux 6.1 LTS: build, boot and test.
+# See README.md.  Everything is built under build/ (ignored by git).
+
+T := tools/testing/allocprof
+PKGS := linux-source-6.1 build-essential flex bison bc kmod cpio libelf-dev \
+	libssl-dev dwarves python3 rsync xz-utils qemu-system-x86 \
+	busybox-static ccache quilt git
+
+.PHONY: all deps tree refresh kernel demo check clean help series
+
+all: help
+
+help:
+	@echo "make demo     install, build and boot a profiling kernel, show /proc/allocinfo"
+	@echo "make check    every test: KUnit, QEMU boot checks, build matrix"
+	@echo "make tree     prepare the patched 6.1 tree in build/linux"
+	@echo "make refresh  turn edits made in build/linux back into repository files"
+	@echo "make kernel   build the x86_64 guest kernel (profiling on) in build/kernel"
+
+deps:
+	@missing=$$(for p in $(PKGS); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
+	if [ -n "$$missing" ]; then \
+		echo "deps: installing $$missing"; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive \
+			apt-get install -y -qq $$missing >/dev/null; \
+	fi
+
+tree: deps
+	@python3 $(T)/tree.py tree
+
+refresh:
+	@python3 $(T)/tree.py refresh
+
+kernel: tree
+	@$(T)/build-kernel.sh kernel guest prof-on
+	@echo "kernel: build/kernel/arch/x86/boot/bzImage; external modules: make -C build/kernel M=<dir> modules"
+
+demo: kernel
+	@$(T)/qemu-run.sh -k build/kernel/arch/x86/boot/bzImage -s $(T)/guest/demo.sh -t 300
+
+check: tree
+	@$(T)/check.sh
+
+clean:
+	rm -rf build

@@ -1,0 +1,85 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Boot a kernel under QEMU (TCG) with a busybox initramfs, run a guest shell
+# script, and exit with that script's exit status.
+#
+#   qemu-run.sh -k bzImage -s guest.sh [-f FILE]... [-a "kernel args"]
+#               [-t TIMEOUT_S] [-c CPUS] [-m MEM_MB] [-l console.log]
+#
+# Files given with -f are copied to /data in the guest.  The console is
+# printed (and saved with -l).  A guest that panics, or never reports its
+# status, ends with exit status 125; one that runs past the timeout is
+# killed and ends with 124.  The guest script runs as root with /proc, /sys
+# and /dev mounted and PATH set to busybox.
+set -u
+
+kernel="" script="" append="" timeout=300 cpus=1 mem=512 log=""
+files=()
+while getopts "k:s:f:a:t:c:m:l:" o; do
+	case $o in
+	k) kernel=$OPTARG ;;
+	s) script=$OPTARG ;;
+	f) files+=("$OPTARG") ;;
+	a) append=$OPTARG ;;
+	t) timeout=$OPTARG ;;
+	c) cpus=$OPTARG ;;
+	m) mem=$OPTARG ;;
+	l) log=$OPTARG ;;
+	*) echo "usage: see the head of $0" >&2; exit 2 ;;
+	esac
+done
+[ -f "$kernel" ] || { echo "qemu-run: no kernel '$kernel'" >&2; exit 2; }
+[ -f "$script" ] || { echo "qemu-run: no script '$script'" >&2; exit 2; }
+busybox=$(command -v busybox) || { echo "qemu-run: busybox-static missing" >&2; exit 2; }
+
+tmp=$(mktemp -d /tmp/allocprof-qemu.XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+root=$tmp/root
+mkdir -p "$root"/{bin,sbin,proc,sys,dev,tmp,data,etc,root}
+cp "$busybox" "$root/bin/busybox"
+for a in $("$busybox" --list); do
+	[ "$a" = busybox ] || ln -sf busybox "$root/bin/$a"
+done
+cp "$script" "$root/test.sh"
+for f in "${files[@]}"; do
+	cp -r "$f" "$root/data/"
+done
+printf 'root:x:0:0:root:/root:/bin/sh\nnobody:x:65534:65534:nobody:/:/bin/sh\n' \
+	>"$root/etc/passwd"
+printf 'root:x:0:\nnobody:x:65534:\n' >"$root/etc/group"
+cat >"$root/init" <<'EOF'
+#!/bin/sh
+export PATH=/bin:/sbin
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t devtmpfs devtmpfs /dev 2>/dev/null
+mount -t tmpfs tmpfs /tmp
+mkdir -p /sys/kernel/debug && mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
+cd /data
+sh /test.sh
+echo "ALLOCPROF-GUEST-EXIT=$?"
+poweroff -f
+EOF
+chmod +x "$root/init" "$root/test.sh"
+(cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) >"$tmp/initrd.gz"
+
+out=$tmp/console.log
+timeout --foreground -k 5 "$timeout" \
+	qemu-system-x86_64 -accel tcg -cpu max -smp "$cpus" -m "$mem" \
+	-nographic -no-reboot -monitor none -serial stdio \
+	-kernel "$kernel" -initrd "$tmp/initrd.gz" \
+	-append "console=ttyS0 panic=-1 oops=panic quiet loglevel=4 $append" \
+	</dev/null 2>&1 | tr -d '\r' | tee "$out"
+qrc=${PIPESTATUS[0]}
+[ -n "$log" ] && cp "$out" "$log"
+if [ "$qrc" = 124 ] || [ "$qrc" = 137 ]; then
+	echo "qemu-run: guest did not finish within ${timeout}s; killed" >&2
+	exit 124
+fi
+rc=$(sed -n 's/^ALLOCPROF-GUEST-EXIT=\([0-9]*\)$/\1/p' "$out" | tail -n1)
+if [ -z "$rc" ]; then
+	echo "qemu-run: guest stopped without reporting a status (panic?)" >&2
+	exit 125
+fi
+exit "$rc"

@@ -1,0 +1,272 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Turn this repository into a patched Linux 6.1 tree, and back.
+
+  tree.py tree     unpack the base once, then apply the repository to build/linux
+  tree.py refresh  turn edits made in build/linux back into repository files
+
+The repository mirrors the kernel tree.  A file at a kernel path that does not
+exist in the base is a new file and is copied as is.  A file ending in
+".patch" is a unified diff (-p1, paths relative to the kernel top level) of
+existing kernel files; "mm/slub.c.patch" edits mm/slub.c, a top-level
+"Kconfig.patch" may edit several Kconfig files.  Project tooling (this folder,
+README.md, the top-level Makefile, .ci/, series/) is not part of the kernel.
+
+Only files whose content changes are rewritten, so incremental O= builds
+rebuild what depends on the change and nothing else.
+"""
+
+import filecmp
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+TOP = os.path.abspath(os.path.join(os.path.dirname(__file__), "../../.."))
+BUILD = os.environ.get("ALLOCPROF_BUILD", os.path.join(TOP, "build"))
+TARBALL = os.environ.get("ALLOCPROF_BASE",
+                         "/usr/src/linux-source-6.1.tar.xz")
+PRISTINE_PARENT = os.path.join(BUILD, "pristine")
+PRISTINE = os.path.join(PRISTINE_PARENT, "linux-source-6.1")
+WORK = os.path.join(BUILD, "linux")
+MANIFEST = os.path.join(WORK, ".allocprof-manifest")
+
+# Repository paths that are project tooling, not kernel content.
+EXCLUDE_TOP = {".git", ".ci", "build", "series", "README.md", "Makefile",
+               "BENCHMARKS.md", ".gitignore", "CHECKPATCH.md"}
+EXCLUDE_PREFIX = ("tools/testing/allocprof/",)
+
+
+def die(msg):
+    sys.stderr.write("tree: %s\n" % msg)
+    sys.exit(1)
+
+
+def base_version(root):
+    vals = {}
+    with open(os.path.join(root, "Makefile")) as f:
+        for line in f:
+            m = re.match(r"^(VERSION|PATCHLEVEL|SUBLEVEL|EXTRAVERSION) = ?(.*)$",
+                         line)
+            if m:
+                vals[m.group(1)] = m.group(2).strip()
+            if len(vals) == 4:
+                break
+    return "%s.%s.%s%s" % (vals["VERSION"], vals["PATCHLEVEL"],
+                           vals["SUBLEVEL"], vals.get("EXTRAVERSION", ""))
+
+
+def unpack():
+    stamp = os.path.join(PRISTINE_PARENT, ".unpacked")
+    if not os.path.exists(stamp):
+        if not os.path.exists(TARBALL):
+            die("%s not found: apt-get install linux-source-6.1" % TARBALL)
+        print("tree: unpacking %s (once)" % TARBALL)
+        shutil.rmtree(PRISTINE_PARENT, ignore_errors=True)
+        os.makedirs(PRISTINE_PARENT)
+        subprocess.check_call(["tar", "-xf", TARBALL, "-C", PRISTINE_PARENT])
+        if not os.path.isdir(PRISTINE):
+            die("%s did not contain linux-source-6.1/" % TARBALL)
+        open(stamp, "w").close()
+    print("tree: base is Linux %s from %s" % (base_version(PRISTINE), TARBALL))
+
+
+def repo_files():
+    """Return (new_files, patches) as repository-relative paths."""
+    new, patches = [], []
+    for dirpath, dirnames, filenames in os.walk(TOP):
+        rel = os.path.relpath(dirpath, TOP)
+        if rel == ".":
+            dirnames[:] = [d for d in dirnames if d not in EXCLUDE_TOP]
+            rel = ""
+        for name in filenames:
+            path = os.path.join(rel, name) if rel else name
+            if not rel and name in EXCLUDE_TOP:
+                continue
+            if path.startswith(EXCLUDE_PREFIX) or name.endswith((".pyc", "~")):
+                continue
+            (patches if name.endswith(".patch") else new).append(path)
+    return sorted(new), sorted(patches)
+
+
+def patch_targets(patch):
+    targets = []
+    with open(os.path.join(TOP, patch)) as f:
+        for line in f:
+            if line.startswith("+++ "):
+                p = line[4:].split("\t")[0].strip()
+                if not p.startswith("b/"):
+                    die("%s: target %s is not a -p1 'b/' path" % (patch, p))
+                targets.append(p[2:])
+    if not targets:
+        die("%s: no '+++ b/...' lines, not a unified diff" % patch)
+    return targets
+
+
+def desired_tree():
+    """Build the repository's view of every touched file in a staging dir."""
+    new, patches = repo_files()
+    stage = tempfile.mkdtemp(prefix="allocprof-stage-", dir=BUILD)
+    owner = {}
+    for p in patches:
+        for t in patch_targets(p):
+            if t in owner:
+                die("%s is edited by both %s and %s" % (t, owner[t], p))
+            owner[t] = p
+            src = os.path.join(PRISTINE, t)
+            if not os.path.exists(src):
+                die("%s edits %s, which is not in the base tree" % (p, t))
+            os.makedirs(os.path.dirname(os.path.join(stage, t)), exist_ok=True)
+            shutil.copy2(src, os.path.join(stage, t))
+    for f in new:
+        if os.path.exists(os.path.join(PRISTINE, f)):
+            die("%s exists in the base tree: keep its edits in %s.patch" %
+                (f, f))
+        dst = os.path.join(stage, f)
+        os.makedirs(os.path.dirname(dst), exist_ok=True)
+        shutil.copy2(os.path.join(TOP, f), dst)
+    for p in patches:
+        r = subprocess.run(["patch", "-p1", "--batch", "--forward", "-F0",
+                            "--no-backup-if-mismatch", "-r", "-",
+                            "-d", stage, "-i", os.path.join(TOP, p)],
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                           universal_newlines=True)
+        if r.returncode:
+            shutil.rmtree(stage)
+            sys.stderr.write(r.stdout)
+            die("%s does not apply (see the file and hunk above)" % p)
+    return stage, new, patches, owner
+
+
+def read_manifest():
+    try:
+        with open(MANIFEST) as f:
+            return [l.rstrip("\n") for l in f if l.strip()]
+    except FileNotFoundError:
+        return []
+
+
+def do_tree():
+    unpack()
+    if not os.path.isdir(WORK):
+        print("tree: copying the base to %s" % WORK)
+        subprocess.check_call(["cp", "-a", PRISTINE, WORK])
+    stage, new, patches, owner = desired_tree()
+    wanted = set(new) | set(owner)
+    changed = 0
+    for f in sorted(wanted):
+        src, dst = os.path.join(stage, f), os.path.join(WORK, f)
+        if os.path.exists(dst) and filecmp.cmp(src, dst, shallow=False):
+            continue
+        os.makedirs(os.path.dirname(dst), exist_ok=True)
+        shutil.copyfile(src, dst)
+        os.chmod(dst, os.stat(src).st_mode & 0o777)
+        changed += 1
+    # Anything touched last time but no longer in the repository goes back
+    # to the base.
+    for f in read_manifest():
+        if f in wanted:
+            continue
+        dst, base = os.path.join(WORK, f), os.path.join(PRISTINE, f)
+        if os.path.exists(base):
+            if not (os.path.exists(dst) and filecmp.cmp(base, dst, False)):
+                shutil.copy2(base, dst)
+                changed += 1
+        elif os.path.exists(dst):
+            os.unlink(dst)
+            changed += 1
+    shutil.rmtree(stage)
+    with open(MANIFEST, "w") as f:
+        f.write("".join(x + "\n" for x in sorted(wanted)))
+    print("tree: %s ready: %d new files, %d patches, %d files rewritten" %
+          (WORK, len(new), len(patches), changed))
+
+
+def unified(path):
+    r = subprocess.run(["diff", "-up", "--label", "a/" + path, "--label",
+                        "b/" + path, os.path.join(PRISTINE, path),
+                        os.path.join(WORK, path)],
+                       stdout=subprocess.PIPE, universal_newlines=True)
+    if r.returncode > 1:
+        die("diff failed on %s" % path)
+    return r.stdout
+
+
+def do_refresh():
+    if not os.path.exists(MANIFEST):
+        die("no prepared tree: run 'make tree' first")
+    new, patches = repo_files()
+    owner = {}
+    for p in patches:
+        for t in patch_targets(p):
+            owner[t] = p
+    # Candidates: everything we put there, and anything edited since.
+    cand = set(read_manifest())
+    out = subprocess.run(["find", WORK, "-type", "f", "-newer", MANIFEST,
+                          "-not", "-path", "*/.git/*"],
+                         stdout=subprocess.PIPE, universal_newlines=True,
+                         check=True).stdout.split()
+    cand |= {os.path.relpath(p, WORK) for p in out}
+    cand.discard(".allocprof-manifest")
+    touched_patches = set()
+    updated = 0
+    for f in sorted(cand):
+        work, base = os.path.join(WORK, f), os.path.join(PRISTINE, f)
+        if not os.path.exists(base):
+            repo = os.path.join(TOP, f)
+            if not os.path.exists(work):
+                if os.path.exists(repo):
+                    os.unlink(repo)
+                    updated += 1
+                continue
+            if not (os.path.exists(repo) and filecmp.cmp(work, repo, False)):
+                os.makedirs(os.path.dirname(repo), exist_ok=True)
+                shutil.copy2(work, repo)
+                updated += 1
+            continue
+        p = owner.get(f)
+        if p is None:
+            if filecmp.cmp(base, work, False):
+                continue
+            p = f + ".patch"
+            owner[f] = p
+        touched_patches.add(p)
+    for p in sorted(touched_patches):
+        files = [t for t, o in owner.items() if o == p]
+        text = "".join(unified(t) for t in sorted(files,
+                       key=lambda t: (patch_order(p, t), t)))
+        dst = os.path.join(TOP, p)
+        old = open(dst).read() if os.path.exists(dst) else None
+        if not text:
+            if old is not None:
+                os.unlink(dst)
+                updated += 1
+        elif text != old:
+            with open(dst, "w") as f:
+                f.write(text)
+            updated += 1
+    print("tree: refresh wrote %d repository files" % updated)
+    os.utime(MANIFEST)
+
+
+def patch_order(patch, target):
+    path = os.path.join(TOP, patch)
+    if not os.path.exists(path):
+        return 0
+    try:
+        return patch_targets(patch).index(target)
+    except ValueError:
+        return 1 << 30
+
+
+def main():
+    if len(sys.argv) != 2 or sys.argv[1] not in ("tree", "refresh"):
+        die("usage: tree.py tree|refresh")
+    os.makedirs(BUILD, exist_ok=True)
+    {"tree": do_tree, "refresh": do_refresh}[sys.argv[1]]()
+
+
+if __name__ == "__main__":
+    main()
