@@ -49,6 +49,6 @@ if [ ! -f "$out/.config" ] || [ "$(cat "$out/.fragsum" 2>/dev/null)" != "$sum" ]
 fi
 echo "build-kernel: building $name in $out"
 make -s -C "$src" O="$out" ARCH="$arch" CC="ccache gcc" -j"$jobs" \
-	KBUILD_BUILD_TIMESTAMP=allocprof KBUILD_BUILD_HOST=allocprof \
+	KBUILD_BUILD_HOST=allocprof \
 	bzImage modules
 make -s -C "$src" O="$out" ARCH="$arch" CC="ccache gcc" modules_prepare

@@ -244,6 +244,7 @@ def do_refresh():
                 os.unlink(dst)
                 updated += 1
         elif text != old:
+            os.makedirs(os.path.dirname(dst), exist_ok=True)
             with open(dst, "w") as f:
                 f.write(text)
             updated += 1

@@ -1,0 +1,279 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Memory allocation profiling: a tag per allocation call site.
+ *
+ * Every call of an allocation API through its public name (kmalloc(),
+ * kmem_cache_alloc(), ...) expands to alloc_hooks(), which defines a static
+ * struct alloc_tag for that line and makes it the current task's tag while
+ * the allocation runs.  The allocator charges the object's size to the tag
+ * found in current->alloc_tag and remembers the tag next to the object, so
+ * that the free subtracts from the same tag wherever it happens.
+ *
+ * Writing an allocation helper
+ * ----------------------------
+ * A function that allocates on behalf of its caller (kstrdup(), a driver's
+ * foo_alloc(), ...) should charge its caller, not itself:
+ *
+ * 1. Name the function foo_alloc_noprof() and make it call only the
+ *    _noprof variants of the allocation APIs (kmalloc_noprof(),
+ *    kmem_cache_alloc_noprof(), alloc_pages_noprof(), ...).  These do not
+ *    touch the tag.
+ * 2. Give it back its public name as a macro that wraps it:
+ *
+ *	#define foo_alloc(...)	alloc_hooks(foo_alloc_noprof(__VA_ARGS__))
+ *
+ * Every caller of foo_alloc() then gets a tag of its own.  Calling a public
+ * (wrapped) API inside foo_alloc_noprof() would charge foo_alloc_noprof()'s
+ * own line instead, which is right for memory the helper keeps for itself.
+ * With CONFIG_MEM_ALLOC_PROFILING=n alloc_hooks(x) is just x.
+ */
+#ifndef _LINUX_ALLOC_TAG_H
+#define _LINUX_ALLOC_TAG_H
+
+#include <linux/codetag.h>
+#include <linux/types.h>
+
+/**
+ * struct alloc_tag_counters - what one call site holds
+ * @bytes: bytes allocated and not yet freed
+ * @calls: allocations not yet freed
+ *
+ * Kept per CPU and summed on read; an object freed on another CPU than the
+ * one it was allocated on makes the per-CPU values meaningless on their own.
+ */
+struct alloc_tag_counters {
+	u64 bytes;
+	u64 calls;
+};
+
+/**
+ * struct alloc_tag - an allocation call site and its counters
+ * @ct: where the call site is
+ * @counters: per-CPU counters; static per-CPU data for vmlinux, allocated
+ *	at module load for modules (NULL until then)
+ */
+struct alloc_tag {
+	struct codetag ct;
+	struct alloc_tag_counters __percpu *counters;
+} __aligned(8);
+
+#ifdef CONFIG_MEM_ALLOC_PROFILING
+
+#include <linux/jump_label.h>
+#include <linux/percpu.h>
+#include <linux/sched.h>
+
+#define ALLOC_TAG_SECTION	alloc_tags
+
+/*
+ * A tag value that means "deliberately not charged": set as the task's tag
+ * while profiling allocates its own metadata, and stored as an object's tag
+ * under CONFIG_MEM_ALLOC_PROFILING_DEBUG for objects that were allocated
+ * while profiling was on but could not be charged.
+ */
+#define ALLOC_TAG_NONE		((struct alloc_tag *)1UL)
+
+static inline bool alloc_tag_is_real(const struct alloc_tag *tag)
+{
+	return (unsigned long)tag > (unsigned long)ALLOC_TAG_NONE;
+}
+
+DECLARE_STATIC_KEY_MAYBE(CONFIG_MEM_ALLOC_PROFILING_ENABLED_BY_DEFAULT,
+			 mem_alloc_profiling_key);
+DECLARE_STATIC_KEY_MAYBE(CONFIG_MEM_ALLOC_PROFILING_ENABLED_BY_DEFAULT,
+			 mem_alloc_profiling_free_key);
+
+/**
+ * mem_alloc_profiling_enabled() - do allocations get charged now?
+ *
+ * Return: true while vm.mem_profiling is 1.
+ */
+static __always_inline bool mem_alloc_profiling_enabled(void)
+{
+	return static_branch_maybe(CONFIG_MEM_ALLOC_PROFILING_ENABLED_BY_DEFAULT,
+				   &mem_alloc_profiling_key);
+}
+
+/**
+ * mem_alloc_profiling_free_enabled() - do frees look for a tag?
+ *
+ * Once profiling has been on, objects charged then may be freed at any
+ * later time, also after profiling was switched off, and their tag must be
+ * decremented and cleared so that the object's slot never carries a stale
+ * tag into a later allocation.  So this stays true from the first time
+ * profiling is enabled.
+ *
+ * Return: true if profiling has ever been enabled since boot.
+ */
+static __always_inline bool mem_alloc_profiling_free_enabled(void)
+{
+	return static_branch_maybe(CONFIG_MEM_ALLOC_PROFILING_ENABLED_BY_DEFAULT,
+				   &mem_alloc_profiling_free_key);
+}
+
+struct alloc_tag_counters alloc_tag_read(struct alloc_tag *tag);
+void alloc_tag_metadata_failed(void);
+int mem_alloc_profiling_switch(bool on);
+struct alloc_tag *alloc_tag_find(const char *file, unsigned int line,
+				 const char *modname);
+
+#ifdef CONFIG_MEM_ALLOC_PROFILING_DEBUG
+void alloc_tag_check_unused(struct alloc_tag **ref);
+void alloc_tag_report_untagged(unsigned long caller);
+#endif
+
+#ifdef MODULE
+/* Module tags get their counters when the module loads. */
+#define DEFINE_ALLOC_TAG(_name)						\
+	static struct alloc_tag _name __used __aligned(8)		\
+	__section(__stringify(ALLOC_TAG_SECTION)) = {			\
+		.ct = CODE_TAG_INIT,					\
+	}
+#else
+#define DEFINE_ALLOC_TAG(_name)						\
+	static DEFINE_PER_CPU(struct alloc_tag_counters, _name##_cntrs); \
+	static struct alloc_tag _name __used __aligned(8)		\
+	__section(__stringify(ALLOC_TAG_SECTION)) = {			\
+		.ct = CODE_TAG_INIT,					\
+		.counters = &_name##_cntrs,				\
+	}
+#endif
+
+/*
+ * Add to a tag's counters.  Allocations and frees happen in every context,
+ * including interrupts, so the two updates must not be torn by one: on x86
+ * each this_cpu_add() is a single instruction and needs nothing more; other
+ * architectures get one interrupt-disabled section for both counters rather
+ * than one each.
+ */
+static __always_inline void alloc_tag_counters_add(struct alloc_tag *tag,
+						   s64 bytes, s64 calls)
+{
+#ifdef CONFIG_X86
+	this_cpu_add(tag->counters->bytes, bytes);
+	this_cpu_add(tag->counters->calls, calls);
+#else
+	unsigned long flags;
+
+	local_irq_save(flags);
+	raw_cpu_add(tag->counters->bytes, bytes);
+	raw_cpu_add(tag->counters->calls, calls);
+	local_irq_restore(flags);
+#endif
+}
+
+/**
+ * alloc_tag_charge() - charge an allocation and remember its tag
+ * @ref: where the object keeps its tag (slab extension, page tag, ...)
+ * @tag: the tag to charge, a real tag (see alloc_tag_is_real())
+ * @bytes: size of the object
+ */
+static __always_inline void alloc_tag_charge(struct alloc_tag **ref,
+					     struct alloc_tag *tag, size_t bytes)
+{
+#ifdef CONFIG_MEM_ALLOC_PROFILING_DEBUG
+	alloc_tag_check_unused(ref);
+#endif
+	*ref = tag;
+	alloc_tag_counters_add(tag, bytes, 1);
+}
+
+/**
+ * alloc_tag_uncharge() - release what an object's tag was charged
+ * @ref: where the object keeps its tag; cleared
+ * @bytes: size of the object, as charged
+ */
+static __always_inline void alloc_tag_uncharge(struct alloc_tag **ref,
+					       size_t bytes)
+{
+	struct alloc_tag *tag = *ref;
+
+	if (!tag)
+		return;
+	*ref = NULL;
+	if (alloc_tag_is_real(tag))
+		alloc_tag_counters_add(tag, -(s64)bytes, -1);
+}
+
+/**
+ * alloc_tag_save() - make @tag the current task's tag
+ * @tag: the tag, or ALLOC_TAG_NONE
+ *
+ * Return: the previous tag, for alloc_tag_restore().
+ */
+static __always_inline struct alloc_tag *alloc_tag_save(struct alloc_tag *tag)
+{
+	struct alloc_tag *old = current->alloc_tag;
+
+	current->alloc_tag = tag;
+	return old;
+}
+
+/**
+ * alloc_tag_restore() - undo alloc_tag_save()
+ * @old: what alloc_tag_save() returned
+ */
+static __always_inline void alloc_tag_restore(struct alloc_tag *old)
+{
+	current->alloc_tag = old;
+}
+
+/*
+ * Run _do_alloc with _tag as the current task's tag.  Nothing is done while
+ * profiling is off; the first test's result is reused so that a concurrent
+ * switch of vm.mem_profiling cannot leave a saved tag unrestored.
+ */
+#define alloc_hooks_tag(_tag, _do_alloc)				\
+({									\
+	bool _prof = mem_alloc_profiling_enabled();			\
+	struct alloc_tag *_old = NULL;					\
+	typeof(_do_alloc) _res;						\
+									\
+	if (_prof)							\
+		_old = alloc_tag_save(_tag);				\
+	_res = _do_alloc;						\
+	if (_prof)							\
+		alloc_tag_restore(_old);				\
+	_res;								\
+})
+
+/**
+ * alloc_hooks() - charge an allocation to the line that calls it
+ * @_do_alloc: the allocation expression, using a _noprof function
+ */
+#define alloc_hooks(_do_alloc)						\
+({									\
+	DEFINE_ALLOC_TAG(_alloc_tag);					\
+	alloc_hooks_tag(&_alloc_tag, _do_alloc);			\
+})
+
+#else /* CONFIG_MEM_ALLOC_PROFILING */
+
+#define alloc_hooks(_do_alloc)		_do_alloc
+#define alloc_hooks_tag(_tag, _do_alloc) _do_alloc
+
+static inline bool mem_alloc_profiling_enabled(void)
+{
+	return false;
+}
+
+static inline bool mem_alloc_profiling_free_enabled(void)
+{
+	return false;
+}
+
+/* Profiling's own metadata allocations use these unconditionally. */
+#define ALLOC_TAG_NONE		NULL
+
+static inline struct alloc_tag *alloc_tag_save(struct alloc_tag *tag)
+{
+	return NULL;
+}
+
+static inline void alloc_tag_restore(struct alloc_tag *old)
+{
+}
+
+#endif /* CONFIG_MEM_ALLOC_PROFILING */
+
+#endif /* _LINUX_ALLOC_TAG_H */

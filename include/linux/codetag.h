@@ -1,0 +1,154 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Code tagging: a static tag per call site, placed by the compiler in a named
+ * ELF section, that the kernel can enumerate in vmlinux and in every loaded
+ * module.  A user of the framework (a "tag type") embeds struct codetag at
+ * the start of its own tag structure, puts those structures in its section
+ * and registers the type; lib/codetag.c then finds the tags and keeps track
+ * of modules coming and going.
+ */
+#ifndef _LINUX_CODETAG_H
+#define _LINUX_CODETAG_H
+
+#include <linux/types.h>
+
+struct module;
+struct seq_buf;
+struct codetag_type;
+struct codetag_range;
+
+/**
+ * struct codetag - the part of a tag that identifies its call site
+ * @flags: free for the tag type to use
+ * @lineno: source line of the call site
+ * @modname: KBUILD_MODNAME of the object the tag was compiled into
+ * @function: function containing the call site
+ * @filename: source file of the call site
+ *
+ * 32 bytes on 64-bit.  Tags are 8-byte aligned and their size a multiple of 8
+ * so that the linker packs a section as an array that can be walked.
+ */
+struct codetag {
+	unsigned int flags;
+	unsigned int lineno;
+	const char *modname;
+	const char *function;
+	const char *filename;
+} __aligned(8);
+
+#define CODE_TAG_INIT {					\
+	.flags		= 0,				\
+	.lineno		= __LINE__,			\
+	.modname	= KBUILD_MODNAME,		\
+	.function	= __func__,			\
+	.filename	= __FILE__,			\
+}
+
+/**
+ * struct codetag_type_desc - what a tag type tells the framework
+ * @section: ELF section name holding the tags (a valid C identifier)
+ * @tag_size: size of one tag, a multiple of 8 and at least sizeof(codetag)
+ * @vmlinux_start: first tag in vmlinux (linker-provided __start_<section>)
+ * @vmlinux_stop: end of the tags in vmlinux (__stop_<section>)
+ * @module_load: optional, called when a module with tags of this type is
+ *	loaded, before its code runs; a non-zero return fails the load
+ * @module_unload: optional, called when such a module goes away or, later,
+ *	to ask again; return true while the module's tags are still referenced
+ *	(for example by live allocations).  The framework then keeps the
+ *	module's memory, keeps listing the tags and asks again later; resources
+ *	the type attached in @module_load must be released only when it
+ *	returns false.
+ */
+struct codetag_type_desc {
+	const char *section;
+	size_t tag_size;
+	struct codetag *vmlinux_start;
+	struct codetag *vmlinux_stop;
+	int (*module_load)(struct codetag_type *cttype,
+			   struct codetag_range *range);
+	bool (*module_unload)(struct codetag_type *cttype,
+			      struct codetag_range *range);
+};
+
+/**
+ * struct codetag_range - the tags of one type in vmlinux or in one module
+ * @start: first tag
+ * @stop: end of the tags
+ * @mod: the module, or NULL for vmlinux
+ * @modname: the module's name ("" for vmlinux); stays valid after unload
+ * @unloaded: the module is gone but its tags are still referenced
+ */
+struct codetag_range {
+	struct codetag *start;
+	struct codetag *stop;
+	struct module *mod;
+	const char *modname;
+	bool unloaded;
+};
+
+/**
+ * struct codetag_iterator - position in a walk over all tags of a type
+ * @cttype: the type being walked
+ * @range: range of the current tag
+ * @ct: current tag, NULL before the first and after the last
+ * @range_id: internal: id of the range, to resume after the lock was dropped
+ * @index: internal: index of @ct in its range
+ *
+ * An iterator may be kept across codetag_lock_module_list() sections (for
+ * example across read() calls of a seq_file): codetag_next_ct() resumes from
+ * the same range if it still exists, so reading n tags costs O(n).
+ */
+struct codetag_iterator {
+	struct codetag_type *cttype;
+	struct codetag_range *range;
+	struct codetag *ct;
+	unsigned long range_id;
+	unsigned long index;
+};
+
+#ifdef CONFIG_CODE_TAGGING
+
+struct codetag_type *codetag_register_type(const struct codetag_type_desc *desc);
+void codetag_unregister_type(struct codetag_type *cttype);
+void codetag_lock_module_list(struct codetag_type *cttype);
+void codetag_unlock_module_list(struct codetag_type *cttype);
+struct codetag_iterator codetag_get_ct_iter(struct codetag_type *cttype);
+struct codetag *codetag_next_ct(struct codetag_iterator *iter);
+void codetag_to_text(struct seq_buf *out, const struct codetag *ct,
+		     const struct codetag_range *range);
+size_t codetag_type_count(struct codetag_type *cttype);
+
+#ifdef CONFIG_MODULES
+/* Called by the module loader only. */
+int codetag_load_module(struct module *mod,
+			void *(*find_section)(void *data, const char *name,
+					      size_t *size),
+			void *data);
+bool codetag_unload_module(struct module *mod);
+void codetag_retain_module(struct module *mod);
+/* Provided by the module loader: frees a module kept after unload. */
+void module_free_retained(struct module *mod);
+#endif
+
+#else /* CONFIG_CODE_TAGGING */
+
+/* The module loader calls these unconditionally. */
+static inline int codetag_load_module(struct module *mod,
+				      void *(*find_section)(void *data,
+							    const char *name,
+							    size_t *size),
+				      void *data)
+{
+	return 0;
+}
+
+static inline bool codetag_unload_module(struct module *mod)
+{
+	return false;
+}
+
+static inline void codetag_retain_module(struct module *mod) {}
+
+#endif /* CONFIG_CODE_TAGGING */
+
+#endif /* _LINUX_CODETAG_H */

@@ -1,0 +1,325 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit tests for memory allocation profiling: every slab API, called at a
+ * known line of this file, must charge exactly that line with the object
+ * size and one call, and the free must give both back.
+ */
+#include <kunit/test.h>
+#include <linux/alloc_tag.h>
+#include <linux/module.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+
+#ifdef MODULE
+#define TEST_MODNAME	KBUILD_MODNAME
+#else
+#define TEST_MODNAME	NULL
+#endif
+
+struct site {
+	unsigned int line;
+	struct alloc_tag_counters before;
+};
+
+static struct alloc_tag_counters site_now(struct kunit *test, unsigned int line)
+{
+	struct alloc_tag *tag = alloc_tag_find(__FILE__, line, TEST_MODNAME);
+
+	KUNIT_ASSERT_NOT_NULL_MSG(test, tag, "no tag for line %u", line);
+	return alloc_tag_read(tag);
+}
+
+/* Record a site's counters; call right after the allocation at @line. */
+#define AT(line_var)	(line_var = __LINE__)
+
+static void expect_site(struct kunit *test, unsigned int line,
+			u64 bytes, u64 calls)
+{
+	struct alloc_tag_counters c = site_now(test, line);
+
+	KUNIT_EXPECT_EQ_MSG(test, c.bytes, bytes, "bytes at line %u", line);
+	KUNIT_EXPECT_EQ_MSG(test, c.calls, calls, "calls at line %u", line);
+}
+
+static int alloc_tag_test_init(struct kunit *test)
+{
+	if (!mem_alloc_profiling_enabled())
+		kunit_skip(test, "vm.mem_profiling is 0");
+	return 0;
+}
+
+static void alloc_tag_test_kmalloc(struct kunit *test)
+{
+	unsigned int l1, l2, l3, l4;
+	size_t n = 200;
+	void *a, *b, *c, *d;
+
+	a = kmalloc(100, GFP_KERNEL); AT(l1);
+	b = kmalloc(n, GFP_KERNEL); AT(l2);
+	c = kmalloc_node(64, GFP_KERNEL, NUMA_NO_NODE); AT(l3);
+	d = kzalloc(8, GFP_KERNEL); AT(l4);
+	KUNIT_ASSERT_TRUE(test, a && b && c && d);
+	expect_site(test, l1, 128, 1);
+	expect_site(test, l2, 256, 1);
+	expect_site(test, l3, 64, 1);
+	expect_site(test, l4, 8, 1);
+	kfree(a);
+	kfree(b);
+	kfree(c);
+	kfree(d);
+	expect_site(test, l1, 0, 0);
+	expect_site(test, l2, 0, 0);
+	expect_site(test, l3, 0, 0);
+	expect_site(test, l4, 0, 0);
+}
+
+static void alloc_tag_test_arrays(struct kunit *test)
+{
+	unsigned int l1, l2, l3, l4;
+	size_t n = 3;
+	void *a, *b, *c, *d;
+
+	a = kcalloc(n, 40, GFP_KERNEL); AT(l1);
+	b = kmalloc_array(n + 1, 50, GFP_KERNEL); AT(l2);
+	c = kcalloc_node(2, 16, GFP_KERNEL, NUMA_NO_NODE); AT(l3);
+	d = kzalloc_node(100, GFP_KERNEL, NUMA_NO_NODE); AT(l4);
+	KUNIT_ASSERT_TRUE(test, a && b && c && d);
+	expect_site(test, l1, 128, 1);
+	expect_site(test, l2, 256, 1);
+	expect_site(test, l3, 32, 1);
+	expect_site(test, l4, 128, 1);
+	kfree(a);
+	kfree(b);
+	kfree(c);
+	kfree(d);
+	expect_site(test, l1, 0, 0);
+	expect_site(test, l2, 0, 0);
+	expect_site(test, l3, 0, 0);
+	expect_site(test, l4, 0, 0);
+}
+
+static void alloc_tag_test_krealloc(struct kunit *test)
+{
+	unsigned int l1, l2, l3;
+	void *p, *q;
+
+	p = kmalloc(16, GFP_KERNEL); AT(l1);
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	/* Fits in place: nothing moves, nothing is charged anew. */
+	q = krealloc(p, 12, GFP_KERNEL); AT(l2);
+	KUNIT_ASSERT_PTR_EQ(test, p, q);
+	expect_site(test, l1, 16, 1);
+	expect_site(test, l2, 0, 0);
+	/* Moves: the new object is charged, the old one released. */
+	p = krealloc(q, 200, GFP_KERNEL); AT(l3);
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	expect_site(test, l1, 0, 0);
+	expect_site(test, l3, 256, 1);
+	kfree(p);
+	expect_site(test, l3, 0, 0);
+}
+
+static void alloc_tag_test_kmem_cache(struct kunit *test)
+{
+	unsigned int l1, l2, l3, l4, l5;
+	struct kmem_cache *s;
+	void *a, *b, *c, *d, *bulk[4];
+	int got;
+
+	s = kmem_cache_create("alloc_tag_test", 200, 8, 0, NULL);
+	KUNIT_ASSERT_NOT_NULL(test, s);
+	a = kmem_cache_alloc(s, GFP_KERNEL); AT(l1);
+	b = kmem_cache_zalloc(s, GFP_KERNEL); AT(l2);
+	c = kmem_cache_alloc_node(s, GFP_KERNEL, NUMA_NO_NODE); AT(l3);
+	d = kmem_cache_alloc_lru(s, NULL, GFP_KERNEL); AT(l4);
+	got = kmem_cache_alloc_bulk(s, GFP_KERNEL, 4, bulk); AT(l5);
+	KUNIT_ASSERT_TRUE(test, a && b && c && d);
+	KUNIT_ASSERT_EQ(test, got, 4);
+	expect_site(test, l1, 200, 1);
+	expect_site(test, l2, 200, 1);
+	expect_site(test, l3, 200, 1);
+	expect_site(test, l4, 200, 1);
+	expect_site(test, l5, 800, 4);
+	kmem_cache_free(s, a);
+	kmem_cache_free(s, b);
+	kmem_cache_free(s, c);
+	kmem_cache_free(s, d);
+	kmem_cache_free_bulk(s, 4, bulk);
+	expect_site(test, l1, 0, 0);
+	expect_site(test, l2, 0, 0);
+	expect_site(test, l3, 0, 0);
+	expect_site(test, l4, 0, 0);
+	expect_site(test, l5, 0, 0);
+	kmem_cache_destroy(s);
+}
+
+static void alloc_tag_test_kvmalloc(struct kunit *test)
+{
+	unsigned int l1, l2, l3, l4;
+	void *a, *b, *c, *d;
+
+	a = kvmalloc(100, GFP_KERNEL); AT(l1);
+	b = kvzalloc(64, GFP_KERNEL); AT(l2);
+	c = kvcalloc(4, 8, GFP_KERNEL); AT(l3);
+	KUNIT_ASSERT_TRUE(test, a && b && c);
+	d = kvrealloc(c, 32, 300, GFP_KERNEL); AT(l4);
+	KUNIT_ASSERT_NOT_NULL(test, d);
+	expect_site(test, l1, 128, 1);
+	expect_site(test, l2, 64, 1);
+	expect_site(test, l3, 0, 0);
+	expect_site(test, l4, 512, 1);
+	kvfree(a);
+	kvfree(b);
+	kvfree(d);
+	expect_site(test, l1, 0, 0);
+	expect_site(test, l2, 0, 0);
+	expect_site(test, l4, 0, 0);
+}
+
+static unsigned int vasprintf_line;
+
+static __printf(1, 2) char *test_vasprintf(const char *fmt, ...)
+{
+	va_list ap;
+	char *p;
+
+	va_start(ap, fmt);
+	p = kvasprintf(GFP_KERNEL, fmt, ap); AT(vasprintf_line);
+	va_end(ap);
+	return p;
+}
+
+static void alloc_tag_test_helpers(struct kunit *test)
+{
+	static const char data[100] = "abc";
+	unsigned int l1, l2, l3, l4, l5;
+	char *a, *b, *c, *d, *e;
+
+	a = kstrdup("hello", GFP_KERNEL); AT(l1);
+	b = kstrndup("hello world", 5, GFP_KERNEL); AT(l2);
+	c = kmemdup(data, sizeof(data), GFP_KERNEL); AT(l3);
+	d = kmemdup_nul(data, 20, GFP_KERNEL); AT(l4);
+	e = kasprintf(GFP_KERNEL, "%d-%s", 12345, "abcdefghij"); AT(l5);
+	KUNIT_ASSERT_TRUE(test, a && b && c && d && e);
+	expect_site(test, l1, 8, 1);
+	expect_site(test, l2, 8, 1);
+	expect_site(test, l3, 128, 1);
+	expect_site(test, l4, 32, 1);
+	expect_site(test, l5, 32, 1);
+	kfree(a);
+	kfree(b);
+	kfree(c);
+	kfree(d);
+	kfree(e);
+	expect_site(test, l1, 0, 0);
+	expect_site(test, l2, 0, 0);
+	expect_site(test, l3, 0, 0);
+	expect_site(test, l4, 0, 0);
+	expect_site(test, l5, 0, 0);
+}
+
+static void alloc_tag_test_kvasprintf(struct kunit *test)
+{
+	struct alloc_tag_counters before, after;
+	char *p;
+
+	/* Charged to the line in test_vasprintf() that calls kvasprintf(). */
+	p = test_vasprintf("%s", "x");
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	kfree(p);
+	before = site_now(test, vasprintf_line);
+	p = test_vasprintf("%08d", 1);
+	after = site_now(test, vasprintf_line);
+	KUNIT_EXPECT_EQ(test, after.bytes - before.bytes, 16ULL);
+	KUNIT_EXPECT_EQ(test, after.calls - before.calls, 1ULL);
+	kfree(p);
+}
+
+/* A helper written the documented way charges its caller. */
+static unsigned int helper_line;
+
+static void *test_helper_alloc_noprof(size_t size)
+{
+	void *p;
+
+	p = kmalloc_noprof(size, GFP_KERNEL); AT(helper_line);
+	return p;
+}
+#define test_helper_alloc(...)	alloc_hooks(test_helper_alloc_noprof(__VA_ARGS__))
+
+static void alloc_tag_test_noprof_helper(struct kunit *test)
+{
+	unsigned int l1;
+	void *p;
+
+	p = test_helper_alloc(40); AT(l1);
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	expect_site(test, l1, 64, 1);
+	/* The helper's own line has no tag at all. */
+	KUNIT_EXPECT_NULL(test, alloc_tag_find(__FILE__, helper_line,
+					       TEST_MODNAME));
+	kfree(p);
+	expect_site(test, l1, 0, 0);
+}
+
+/*
+ * Switching off: allocations are not charged, and freeing them later, with
+ * profiling back on, decrements nothing.  Objects charged while on are
+ * released when freed while off.
+ */
+static void alloc_tag_test_switch(struct kunit *test)
+{
+	unsigned int l1, l2;
+	void *off_obj, *on_obj;
+
+	KUNIT_ASSERT_EQ(test, mem_alloc_profiling_switch(false), 0);
+	KUNIT_EXPECT_FALSE(test, mem_alloc_profiling_enabled());
+	off_obj = kmalloc(100, GFP_KERNEL); AT(l1);
+	KUNIT_ASSERT_EQ(test, mem_alloc_profiling_switch(true), 0);
+	KUNIT_ASSERT_NOT_NULL(test, off_obj);
+	expect_site(test, l1, 0, 0);
+	kfree(off_obj);
+	expect_site(test, l1, 0, 0);
+
+	on_obj = kmalloc(100, GFP_KERNEL); AT(l2);
+	KUNIT_ASSERT_NOT_NULL(test, on_obj);
+	expect_site(test, l2, 128, 1);
+	KUNIT_ASSERT_EQ(test, mem_alloc_profiling_switch(false), 0);
+	kfree(on_obj);
+	KUNIT_ASSERT_EQ(test, mem_alloc_profiling_switch(true), 0);
+	expect_site(test, l2, 0, 0);
+
+	/* The same slot reused while off must not carry the old tag. */
+	on_obj = kmalloc(100, GFP_KERNEL); AT(l2);
+	KUNIT_ASSERT_NOT_NULL(test, on_obj);
+	kfree(on_obj);
+	KUNIT_ASSERT_EQ(test, mem_alloc_profiling_switch(false), 0);
+	off_obj = kmalloc(100, GFP_KERNEL); AT(l1);
+	KUNIT_ASSERT_EQ(test, mem_alloc_profiling_switch(true), 0);
+	KUNIT_ASSERT_NOT_NULL(test, off_obj);
+	kfree(off_obj);
+	expect_site(test, l1, 0, 0);
+	expect_site(test, l2, 0, 0);
+}
+
+static struct kunit_case alloc_tag_test_cases[] = {
+	KUNIT_CASE(alloc_tag_test_kmalloc),
+	KUNIT_CASE(alloc_tag_test_arrays),
+	KUNIT_CASE(alloc_tag_test_krealloc),
+	KUNIT_CASE(alloc_tag_test_kmem_cache),
+	KUNIT_CASE(alloc_tag_test_kvmalloc),
+	KUNIT_CASE(alloc_tag_test_helpers),
+	KUNIT_CASE(alloc_tag_test_kvasprintf),
+	KUNIT_CASE(alloc_tag_test_noprof_helper),
+	KUNIT_CASE(alloc_tag_test_switch),
+	{}
+};
+
+static struct kunit_suite alloc_tag_test_suite = {
+	.name = "alloc_tag",
+	.init = alloc_tag_test_init,
+	.test_cases = alloc_tag_test_cases,
+};
+kunit_test_suites(&alloc_tag_test_suite);
+
+MODULE_LICENSE("GPL");

@@ -1,0 +1,266 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit tests for the code tagging framework, with a tag type of its own:
+ * registration, iteration over vmlinux tags, formatting, and bad input.
+ */
+#include <kunit/test.h>
+#include <linux/codetag.h>
+#include <linux/err.h>
+#include <linux/module.h>
+#include <linux/seq_buf.h>
+#include <linux/string.h>
+
+/* A tag type used only here: a codetag plus a cookie to recognise it. */
+struct ct_test_tag {
+	struct codetag ct;
+	u64 cookie;
+} __aligned(8);
+
+#define CT_TEST_SECTION "codetag_kunit_tags"
+
+#define DEFINE_CT_TEST_TAG(_name, _cookie)				\
+	static struct ct_test_tag _name __used __aligned(8)		\
+	__section(CT_TEST_SECTION) = {					\
+		.ct = CODE_TAG_INIT,					\
+		.cookie = (_cookie),					\
+	}
+
+extern struct ct_test_tag __start_codetag_kunit_tags[];
+extern struct ct_test_tag __stop_codetag_kunit_tags[];
+
+#define NR_SITES 3
+static unsigned int site_line[NR_SITES];
+
+/* Each site records its line on the line that defines its tag. */
+static struct ct_test_tag *site_one(void)
+{
+	DEFINE_CT_TEST_TAG(t, 0xc0de0001); site_line[0] = __LINE__;
+	return &t;
+}
+
+static struct ct_test_tag *site_two(void)
+{
+	DEFINE_CT_TEST_TAG(t, 0xc0de0002); site_line[1] = __LINE__;
+	return &t;
+}
+
+static struct ct_test_tag *site_three(void)
+{
+	DEFINE_CT_TEST_TAG(t, 0xc0de0003); site_line[2] = __LINE__;
+	return &t;
+}
+
+static const char * const site_func[NR_SITES] = {
+	"site_one", "site_two", "site_three",
+};
+
+static struct codetag_type_desc test_desc(void)
+{
+	struct codetag_type_desc desc = {
+		.section	= CT_TEST_SECTION,
+		.tag_size	= sizeof(struct ct_test_tag),
+		.vmlinux_start	= &__start_codetag_kunit_tags->ct,
+		.vmlinux_stop	= &__stop_codetag_kunit_tags->ct,
+	};
+
+	return desc;
+}
+
+static int codetag_test_init(struct kunit *test)
+{
+	struct codetag_type_desc desc = test_desc();
+	struct codetag_type *cttype;
+
+	/* Run the sites so that their lines are recorded. */
+	site_one();
+	site_two();
+	site_three();
+	cttype = codetag_register_type(&desc);
+	KUNIT_ASSERT_FALSE_MSG(test, IS_ERR(cttype), "register: %ld",
+			       PTR_ERR(cttype));
+	test->priv = cttype;
+	return 0;
+}
+
+static void codetag_test_exit(struct kunit *test)
+{
+	codetag_unregister_type(test->priv);
+}
+
+static int site_of(struct codetag *ct)
+{
+	u64 cookie = container_of(ct, struct ct_test_tag, ct)->cookie;
+
+	if (cookie < 0xc0de0001 || cookie > 0xc0de0000 + NR_SITES)
+		return -1;
+	return cookie - 0xc0de0001;
+}
+
+/* Every tag is found exactly once, with the fields of its call site. */
+static void codetag_test_iterate_all(struct kunit *test)
+{
+	struct codetag_type *cttype = test->priv;
+	int seen[NR_SITES] = { 0 };
+	struct codetag_iterator iter;
+	struct codetag *ct;
+	int i, total = 0;
+
+	codetag_lock_module_list(cttype);
+	KUNIT_EXPECT_EQ(test, codetag_type_count(cttype), (size_t)NR_SITES);
+	iter = codetag_get_ct_iter(cttype);
+	while ((ct = codetag_next_ct(&iter))) {
+		i = site_of(ct);
+		total++;
+		KUNIT_ASSERT_GE_MSG(test, i, 0, "foreign tag in the section");
+		seen[i]++;
+		KUNIT_EXPECT_EQ(test, ct->lineno, site_line[i]);
+		KUNIT_EXPECT_STREQ(test, ct->filename, "lib/codetag_kunit.c");
+		KUNIT_EXPECT_STREQ(test, ct->function, site_func[i]);
+		KUNIT_EXPECT_STREQ(test, ct->modname, KBUILD_MODNAME);
+	}
+	codetag_unlock_module_list(cttype);
+	KUNIT_EXPECT_EQ(test, total, NR_SITES);
+	for (i = 0; i < NR_SITES; i++)
+		KUNIT_EXPECT_EQ_MSG(test, seen[i], 1, "site %d", i);
+}
+
+/* With no module carrying the section, every tag is in the vmlinux range. */
+static void codetag_test_no_module_tags(struct kunit *test)
+{
+	struct codetag_type *cttype = test->priv;
+	struct codetag_iterator iter;
+	struct codetag *ct;
+	int n = 0;
+
+	codetag_lock_module_list(cttype);
+	iter = codetag_get_ct_iter(cttype);
+	while ((ct = codetag_next_ct(&iter))) {
+		KUNIT_EXPECT_NULL(test, iter.range->mod);
+		KUNIT_EXPECT_STREQ(test, iter.range->modname, "");
+		KUNIT_EXPECT_FALSE(test, iter.range->unloaded);
+		n++;
+	}
+	/* The end is sticky. */
+	KUNIT_EXPECT_NULL(test, codetag_next_ct(&iter));
+	codetag_unlock_module_list(cttype);
+	KUNIT_EXPECT_EQ(test, n, NR_SITES);
+}
+
+/* An iterator kept across unlock/lock resumes where it stopped. */
+static void codetag_test_resume(struct kunit *test)
+{
+	struct codetag_type *cttype = test->priv;
+	int seen[NR_SITES] = { 0 };
+	struct codetag_iterator iter;
+	struct codetag *ct;
+	int i, n = 0;
+
+	codetag_lock_module_list(cttype);
+	iter = codetag_get_ct_iter(cttype);
+	ct = codetag_next_ct(&iter);
+	KUNIT_ASSERT_NOT_NULL(test, ct);
+	seen[site_of(ct)]++;
+	n++;
+	codetag_unlock_module_list(cttype);
+
+	codetag_lock_module_list(cttype);
+	while ((ct = codetag_next_ct(&iter))) {
+		seen[site_of(ct)]++;
+		n++;
+	}
+	codetag_unlock_module_list(cttype);
+	KUNIT_EXPECT_EQ(test, n, NR_SITES);
+	for (i = 0; i < NR_SITES; i++)
+		KUNIT_EXPECT_EQ(test, seen[i], 1);
+}
+
+/* "file:line [module] func:function", the module part only for modules. */
+static void codetag_test_to_text(struct kunit *test)
+{
+	struct codetag_range vmlinux = { .modname = "" };
+	struct codetag_range mod = { .modname = "some_mod" };
+	struct ct_test_tag *t = site_two();
+	char buf[128], want[128];
+	struct seq_buf sb;
+
+	seq_buf_init(&sb, buf, sizeof(buf));
+	codetag_to_text(&sb, &t->ct, &vmlinux);
+	seq_buf_putc(&sb, '\0');
+	snprintf(want, sizeof(want), "lib/codetag_kunit.c:%u func:site_two",
+		 site_line[1]);
+	KUNIT_EXPECT_STREQ(test, buf, want);
+
+	seq_buf_init(&sb, buf, sizeof(buf));
+	codetag_to_text(&sb, &t->ct, &mod);
+	seq_buf_putc(&sb, '\0');
+	snprintf(want, sizeof(want),
+		 "lib/codetag_kunit.c:%u [some_mod] func:site_two",
+		 site_line[1]);
+	KUNIT_EXPECT_STREQ(test, buf, want);
+}
+
+/* A second type with the same section is refused. */
+static void codetag_test_duplicate(struct kunit *test)
+{
+	struct codetag_type_desc desc = test_desc();
+	struct codetag_type *dup = codetag_register_type(&desc);
+
+	KUNIT_EXPECT_EQ(test, PTR_ERR_OR_ZERO(dup), -EEXIST);
+	if (!IS_ERR(dup))
+		codetag_unregister_type(dup);
+}
+
+/* Sizes that are not whole 8-byte-aligned tags are refused. */
+static void codetag_test_bad_size(struct kunit *test)
+{
+	static const size_t bad[] = {
+		0, 12, sizeof(struct codetag) - 8, sizeof(struct codetag) + 4,
+	};
+	struct codetag_type_desc desc = test_desc();
+	struct codetag_type *cttype;
+	int i;
+
+	desc.section = "codetag_kunit_other";
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		desc.tag_size = bad[i];
+		cttype = codetag_register_type(&desc);
+		KUNIT_EXPECT_EQ_MSG(test, PTR_ERR_OR_ZERO(cttype), -EINVAL,
+				    "tag_size %zu", bad[i]);
+		if (!IS_ERR(cttype))
+			codetag_unregister_type(cttype);
+	}
+
+	/* A vmlinux range that is not a whole number of tags. */
+	desc = test_desc();
+	desc.section = "codetag_kunit_other";
+	desc.vmlinux_stop = (struct codetag *)((char *)desc.vmlinux_stop - 8);
+	cttype = codetag_register_type(&desc);
+	KUNIT_EXPECT_EQ(test, PTR_ERR_OR_ZERO(cttype), -EINVAL);
+	if (!IS_ERR(cttype))
+		codetag_unregister_type(cttype);
+
+	desc = test_desc();
+	desc.section = NULL;
+	cttype = codetag_register_type(&desc);
+	KUNIT_EXPECT_EQ(test, PTR_ERR_OR_ZERO(cttype), -EINVAL);
+}
+
+static struct kunit_case codetag_test_cases[] = {
+	KUNIT_CASE(codetag_test_iterate_all),
+	KUNIT_CASE(codetag_test_no_module_tags),
+	KUNIT_CASE(codetag_test_resume),
+	KUNIT_CASE(codetag_test_to_text),
+	KUNIT_CASE(codetag_test_duplicate),
+	KUNIT_CASE(codetag_test_bad_size),
+	{}
+};
+
+static struct kunit_suite codetag_test_suite = {
+	.name = "codetag",
+	.init = codetag_test_init,
+	.exit = codetag_test_exit,
+	.test_cases = codetag_test_cases,
+};
+kunit_test_suites(&codetag_test_suite);
+
+MODULE_LICENSE("GPL");

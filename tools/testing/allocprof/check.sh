@@ -1,0 +1,128 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# make check: build matrix, KUnit suites, QEMU boot checks, tool tests.
+# Every KUnit case, boot check and build counts in the final line
+# "N passed, N failed, N skipped"; exits non-zero on any failure.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/../../.." && pwd)
+B=$top/build
+logs=$B/check-logs
+mkdir -p "$logs"
+P=0 F=0 S=0
+
+note() { printf '%s\n' "$*"; }
+ok() { P=$((P + 1)); note "PASS: $*"; }
+ko() { F=$((F + 1)); note "FAIL: $*"; }
+sk() { S=$((S + 1)); note "SKIP: $*"; }
+
+# Count PASS/FAIL/SKIP lines from a log.
+tally() { # tally LOG LABEL
+	local p f s
+	p=$(grep -c '^PASS: ' "$1"); f=$(grep -c '^FAIL: ' "$1"); s=$(grep -c '^SKIP: ' "$1")
+	P=$((P + p)); F=$((F + f)); S=$((S + s))
+	grep '^FAIL: ' "$1" | sed "s/^/  [$2] /"
+	note "$2: $p passed, $f failed, $s skipped"
+}
+
+build() { # build NAME FRAGMENTS...
+	local name=$1
+	if "$here/build-kernel.sh" "$@" >"$logs/build-$name.log" 2>&1; then
+		ok "build $name ($*)"
+		return 0
+	fi
+	tail -30 "$logs/build-$name.log"
+	ko "build $name ($*)"
+	return 1
+}
+
+boot() { # boot KERNEL NAME SCRIPT APPEND [FILES...]
+	local kernel=$1 name=$2 script=$3 append=$4 rc
+	shift 4
+	local args=(-k "$kernel" -s "$here/guest/$script" -f "$here/guest/lib.sh"
+		-a "$append" -t 400 -l "$logs/boot-$name.log")
+	for f in "$@"; do args+=(-f "$f"); done
+	"$here/qemu-run.sh" "${args[@]}" >/dev/null 2>"$logs/boot-$name.err"
+	rc=$?
+	tally "$logs/boot-$name.log" "boot $name"
+	if [ $rc -ge 124 ] || ! grep -q '^\(PASS\|FAIL\|SKIP\): ' "$logs/boot-$name.log"; then
+		cat "$logs/boot-$name.err"
+		tail -20 "$logs/boot-$name.log"
+		ko "boot $name finished (status $rc)"
+	fi
+}
+
+note "== build matrix"
+build kernel guest prof-on && have_on=1 || have_on=0
+build off guest prof-off && have_off=1 || have_off=0
+build debug guest debug && have_dbg=1 || have_dbg=0
+
+note "== KUnit (UML)"
+kunit_log=$logs/kunit-um.log
+( cd "$B/linux" && ./tools/testing/kunit/kunit.py run \
+	--kunitconfig=lib/.kunitconfig --build_dir="$B/kunit-um" \
+	--jobs="$(nproc)" --make_options CC="ccache gcc" ) >"$kunit_log" 2>&1
+krc=$?
+line=$(grep -a 'Testing complete. Ran' "$kunit_log" | tail -1)
+grep -a -E '^\[[0-9:]+\] +(\[(PASSED|FAILED|SKIPPED)\]|# )' "$kunit_log" | tail -40
+if [ -n "$line" ]; then
+	kp=$(echo "$line" | sed -n 's/.*passed: \([0-9]*\).*/\1/p')
+	kf=$(echo "$line" | sed -n 's/.*failed: \([0-9]*\).*/\1/p')
+	ks=$(echo "$line" | sed -n 's/.*skipped: \([0-9]*\).*/\1/p')
+	ke=$(echo "$line" | sed -n 's/.*errors: \([0-9]*\).*/\1/p')
+	P=$((P + ${kp:-0})); F=$((F + ${kf:-0} + ${ke:-0})); S=$((S + ${ks:-0}))
+	note "kunit: $line"
+	[ "$krc" = 0 ] || [ -n "$kf$ke" ] || ko "kunit.py exit status $krc"
+else
+	tail -40 "$kunit_log"
+	ko "kunit.py produced no result (status $krc)"
+fi
+
+note "== external test module"
+mod=$B/testmod
+rm -rf "$mod" && mkdir -p "$mod" && cp "$here"/modules/* "$mod"/
+if [ $have_on = 1 ] && make -C "$B/kernel" M="$mod" modules >"$logs/testmod.log" 2>&1; then
+	ok "external module builds against build/kernel"
+	have_mod=1
+else
+	tail -20 "$logs/testmod.log" 2>/dev/null
+	ko "external module builds against build/kernel"
+	have_mod=0
+fi
+
+note "== QEMU boot checks"
+K=$B/kernel/arch/x86/boot/bzImage
+if [ $have_on = 1 ]; then
+	boot "$K" allocinfo allocinfo.sh ""
+	if [ $have_mod = 1 ]; then
+		boot "$K" modules modules.sh "" "$mod/allocprof_test.ko"
+	else
+		sk "boot modules (no test module)"
+	fi
+	boot "$K" never never.sh "sysctl.vm.mem_profiling=never"
+	boot "$K" bootoff bootoff.sh "sysctl.vm.mem_profiling=0"
+	boot "$K" badparam badparam.sh "sysctl.vm.mem_profiling=bogus"
+else
+	ko "boot checks of the profiling kernel (no kernel)"
+fi
+if [ $have_off = 1 ]; then
+	boot "$B/off/arch/x86/boot/bzImage" off off.sh ""
+else
+	ko "boot check of the compiled-out kernel (no kernel)"
+fi
+if [ $have_dbg = 1 ]; then
+	boot "$B/debug/arch/x86/boot/bzImage" debug debug.sh ""
+else
+	ko "boot check of the debug kernel (no kernel)"
+fi
+
+if [ -x "$here/allocinfo/run-tests.sh" ]; then
+	note "== allocinfo tool"
+	"$here/allocinfo/run-tests.sh" "$B/allocinfo" >"$logs/allocinfo.log" 2>&1
+	tally "$logs/allocinfo.log" "allocinfo"
+fi
+
+note "logs: $logs"
+echo "$P passed, $F failed, $S skipped"
+[ "$F" = 0 ]

@@ -1,0 +1,72 @@
+# SPDX-License-Identifier: GPL-2.0
+# Boot checks of /proc/allocinfo and vm.mem_profiling on a profiling kernel.
+. /data/lib.sh
+F=/proc/allocinfo
+
+check "allocinfo exists" test -f $F
+check "allocinfo mode 0400 root" [ "$(stat -c '%a %u' $F)" = "400 0" ]
+check "allocinfo header line 1" [ "$(sed -n 1p $F)" = "allocinfo - version: 1.0" ]
+check "allocinfo header line 2" [ "$(sed -n 2p $F)" = "#     <size>  <calls> <tag info>" ]
+cat $F > /tmp/a
+bad=$(sed 1,2d /tmp/a | grep -Ev '^ *[0-9]+ +[0-9]+ [^ ]+:[0-9]+( \[[^] ]+\])? func:[^ ]+$' | head -3)
+check "allocinfo every line matches the format" [ -z "$bad" ]
+[ -n "$bad" ] && echo "bad lines: $bad"
+fmt=$(sed 1,2d /tmp/a | awk 'length($1) < 12 && substr($0,13,1) != " " {print; exit}')
+check "allocinfo columns are %12llu %8llu" [ -z "$fmt" ]
+n=$(sed 1,2d /tmp/a | awk '$1 > 0' | wc -l)
+echo "sites with bytes: $n of $(($(wc -l < /tmp/a) - 2))"
+check "at least 100 call sites hold memory" [ "$n" -ge 100 ]
+top=$(sort -rn $F | head -1 | awk '{print $1}')
+max=$(sed 1,2d /tmp/a | awk 'BEGIN{m=0} $1+0 > m {m=$1+0} END{printf "%d", m}')
+check "sort -rn puts the largest first" [ "$top" -ge "$max" -o "$top" -ge $((max / 2)) ]
+sort -rn $F | head -5
+slab=$(sed 1,2d /tmp/a | grep -c 'mm/slab_common.c\|kernel/fork.c\|fs/')
+check "sites from several subsystems" [ "$slab" -gt 0 ]
+
+# Reads of any size and seeks give the same text.
+check "1-byte reads give the same header" [ "$(dd if=$F bs=1 count=60 2>/dev/null)" = "$(head -c 60 $F)" ]
+check "lseek into the header" [ "$(dd if=$F bs=1 skip=13 count=10 2>/dev/null)" = "version: 1" ]
+l1=$(dd if=$F bs=1 2>/dev/null | wc -l); l2=$(wc -l < $F)
+check "1-byte reads give every line" [ "$l1" = "$l2" ]
+l3=$(dd if=$F bs=7 2>/dev/null | wc -l)
+check "7-byte reads give every line" [ "$l3" = "$l2" ]
+
+# vm.mem_profiling
+check "sysctl exists, mode 0644" [ "$(stat -c %a /proc/sys/vm/mem_profiling)" = "644" ]
+check "sysctl reads 1" [ "$(sysctl_val)" = 1 ]
+echo 0 > /proc/sys/vm/mem_profiling
+check "sysctl write 0" [ "$(sysctl_val)" = 0 ]
+echo 1 > /proc/sys/vm/mem_profiling
+check "sysctl write 1" [ "$(sysctl_val)" = 1 ]
+head -c 4096 /dev/urandom | tr -d '\000' > /tmp/garbage
+for v in 0 1; do
+	echo $v > /proc/sys/vm/mem_profiling
+	for bad in "" 2 -1 abc "1 1" "0 0" never " 1" "01" "1x"; do
+		if printf '%s' "$bad" > /proc/sys/vm/mem_profiling 2>/dev/null; then
+			fail "sysctl refuses '$bad' (state $v)"
+		elif [ "$(sysctl_val)" != $v ]; then
+			fail "sysctl '$bad' changed state $v"
+		else
+			pass "sysctl refuses '$bad' (state $v)"
+		fi
+	done
+	if cat /tmp/garbage > /proc/sys/vm/mem_profiling 2>/dev/null; then
+		fail "sysctl refuses 4 KiB of garbage (state $v)"
+	else
+		check "sysctl 4 KiB of garbage leaves state $v" [ "$(sysctl_val)" = $v ]
+	fi
+done
+echo 1 > /proc/sys/vm/mem_profiling
+
+# Unprivileged users
+if setuidgid nobody cat $F > /dev/null 2>&1; then
+	fail "unprivileged read of allocinfo refused"
+else
+	pass "unprivileged read of allocinfo refused"
+fi
+if setuidgid nobody sh -c 'echo 0 > /proc/sys/vm/mem_profiling' 2>/dev/null; then
+	fail "unprivileged sysctl write refused"
+else
+	check "unprivileged sysctl write refused, state kept" [ "$(sysctl_val)" = 1 ]
+fi
+exit $FAILED

@@ -1,0 +1,16 @@
+# SPDX-License-Identifier: GPL-2.0
+# Booted with sysctl.vm.mem_profiling=never.
+. /data/lib.sh
+check "never: sysctl reads 0" [ "$(sysctl_val)" = 0 ]
+for v in 1 0 never; do
+	if echo $v > /proc/sys/vm/mem_profiling 2>/dev/null; then
+		fail "never: write '$v' refused"
+	else
+		check "never: write '$v' refused, still 0" [ "$(sysctl_val)" = 0 ]
+	fi
+done
+nz=$(sed 1,2d /proc/allocinfo | awk '$1 != 0 || $2 != 0' | wc -l)
+check "never: nothing was charged" [ "$nz" = 0 ]
+check "never: boot log says so" sh -c "dmesg | grep -q 'profiling disabled permanently (never)'"
+check "never: no sysctl failure logged" sh -c "! dmesg | grep -q 'Failed to set sysctl'"
+exit $FAILED

@@ -1,0 +1,44 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Test module for the boot checks: allocates at known lines when loaded,
+ * prints those lines, and frees on unload, except with leak=1, which keeps
+ * one kmalloc(100) across rmmod.
+ */
+#include <linux/module.h>
+#include <linux/slab.h>
+
+static bool leak;
+module_param(leak, bool, 0444);
+
+static void *obj_kmalloc, *obj_kzalloc;
+static char *obj_str;
+
+static int __init allocprof_test_init(void)
+{
+	unsigned int l1, l2, l3;
+
+	obj_kmalloc = kmalloc(100, GFP_KERNEL); l1 = __LINE__;
+	obj_kzalloc = kzalloc(1000, GFP_KERNEL); l2 = __LINE__;
+	obj_str = kstrdup("allocprof", GFP_KERNEL); l3 = __LINE__;
+	if (!obj_kmalloc || !obj_kzalloc || !obj_str) {
+		kfree(obj_kmalloc);
+		kfree(obj_kzalloc);
+		kfree(obj_str);
+		return -ENOMEM;
+	}
+	pr_info("allocprof_test: sites %u %u %u\n", l1, l2, l3);
+	return 0;
+}
+
+static void __exit allocprof_test_exit(void)
+{
+	if (!leak)
+		kfree(obj_kmalloc);
+	kfree(obj_kzalloc);
+	kfree(obj_str);
+}
+
+module_init(allocprof_test_init);
+module_exit(allocprof_test_exit);
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("allocation profiling boot-check module");
