@@ -31,9 +31,6 @@ DEFINE_STATIC_KEY_MAYBE(CONFIG_MEM_ALLOC_PROFILING_ENABLED_BY_DEFAULT,
 			mem_alloc_profiling_free_key);
 EXPORT_SYMBOL(mem_alloc_profiling_free_key);
 
-extern struct alloc_tag __start_alloc_tags[];
-extern struct alloc_tag __stop_alloc_tags[];
-
 static struct codetag_type *alloc_tag_cttype;
 
 /* ---------------------------------------------------------------------- */

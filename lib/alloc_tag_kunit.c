@@ -245,6 +245,7 @@ static void *test_helper_alloc_noprof(size_t size)
 	p = kmalloc_noprof(size, GFP_KERNEL); AT(helper_line);
 	return p;
 }
+
 #define test_helper_alloc(...)	alloc_hooks(test_helper_alloc_noprof(__VA_ARGS__))
 
 static void alloc_tag_test_noprof_helper(struct kunit *test)
@@ -320,6 +321,7 @@ static struct kunit_suite alloc_tag_test_suite = {
 	.init = alloc_tag_test_init,
 	.test_cases = alloc_tag_test_cases,
 };
+
 kunit_test_suites(&alloc_tag_test_suite);
 
 MODULE_LICENSE("GPL");

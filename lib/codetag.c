@@ -79,8 +79,8 @@ static bool range_valid(const struct codetag_type_desc *desc, void *start,
 
 /* Caller holds cttype->lock for writing. */
 static struct ct_range *ct_add_range(struct codetag_type *cttype,
-				  struct ct_module *cmod, void *start,
-				  size_t bytes)
+				     struct ct_module *cmod, void *start,
+				     size_t bytes)
 {
 	struct ct_range *range = kzalloc(sizeof(*range), GFP_KERNEL);
 

@@ -261,6 +261,7 @@ static struct kunit_suite codetag_test_suite = {
 	.exit = codetag_test_exit,
 	.test_cases = codetag_test_cases,
 };
+
 kunit_test_suites(&codetag_test_suite);
 
 MODULE_LICENSE("GPL");

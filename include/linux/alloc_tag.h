@@ -65,6 +65,10 @@ struct alloc_tag {
 
 #define ALLOC_TAG_SECTION	alloc_tags
 
+/* The vmlinux tags, bracketed by CODETAG_SECTIONS() in the linker script. */
+extern struct alloc_tag __start_alloc_tags[];
+extern struct alloc_tag __stop_alloc_tags[];
+
 /*
  * A tag value that means "deliberately not charged": set as the task's tag
  * while profiling allocates its own metadata, and stored as an object's tag

@@ -106,6 +106,11 @@ struct codetag_iterator {
 	unsigned long index;
 };
 
+#ifdef CONFIG_MODULES
+/* Provided by the module loader: frees a module kept after unload. */
+void module_free_retained(struct module *mod);
+#endif
+
 #ifdef CONFIG_CODE_TAGGING
 
 struct codetag_type *codetag_register_type(const struct codetag_type_desc *desc);
@@ -126,8 +131,6 @@ int codetag_load_module(struct module *mod,
 			void *data);
 bool codetag_unload_module(struct module *mod);
 void codetag_retain_module(struct module *mod);
-/* Provided by the module loader: frees a module kept after unload. */
-void module_free_retained(struct module *mod);
 #endif
 
 #else /* CONFIG_CODE_TAGGING */

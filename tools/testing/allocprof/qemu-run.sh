@@ -59,7 +59,7 @@ mkdir -p /sys/kernel/debug && mount -t debugfs debugfs /sys/kernel/debug 2>/dev/
 cd /data
 sh /test.sh
 echo "ALLOCPROF-GUEST-EXIT=$?"
-poweroff -f
+reboot -f
 EOF
 chmod +x "$root/init" "$root/test.sh"
 (cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) >"$tmp/initrd.gz"

@@ -25,7 +25,7 @@ check "sites from several subsystems" [ "$slab" -gt 0 ]
 
 # Reads of any size and seeks give the same text.
 check "1-byte reads give the same header" [ "$(dd if=$F bs=1 count=60 2>/dev/null)" = "$(head -c 60 $F)" ]
-check "lseek into the header" [ "$(dd if=$F bs=1 skip=13 count=10 2>/dev/null)" = "version: 1" ]
+check "lseek into the header" [ "$(dd if=$F bs=1 skip=12 count=10 2>/dev/null)" = "version: 1" ]
 l1=$(dd if=$F bs=1 2>/dev/null | wc -l); l2=$(wc -l < $F)
 check "1-byte reads give every line" [ "$l1" = "$l2" ]
 l3=$(dd if=$F bs=7 2>/dev/null | wc -l)
@@ -41,8 +41,8 @@ check "sysctl write 1" [ "$(sysctl_val)" = 1 ]
 head -c 4096 /dev/urandom | tr -d '\000' > /tmp/garbage
 for v in 0 1; do
 	echo $v > /proc/sys/vm/mem_profiling
-	for bad in "" 2 -1 abc "1 1" "0 0" never " 1" "01" "1x"; do
-		if printf '%s' "$bad" > /proc/sys/vm/mem_profiling 2>/dev/null; then
+	for bad in "" 2 -1 abc "1 1" "0 0" never " 1" "01" "1x" "1\n\n"; do
+		if printf "$bad\n" > /proc/sys/vm/mem_profiling 2>/dev/null; then
 			fail "sysctl refuses '$bad' (state $v)"
 		elif [ "$(sysctl_val)" != $v ]; then
 			fail "sysctl '$bad' changed state $v"

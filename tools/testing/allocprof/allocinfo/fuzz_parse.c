@@ -1,0 +1,117 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * libFuzzer target for the /proc/allocinfo parser of tools/vm/allocinfo.c
+ *
+ * run-tests.sh builds and runs it:
+ *	clang -g -O1 -fsanitize=fuzzer,address,undefined -o fuzz_parse fuzz_parse.c
+ *	./fuzz_parse -max_total_time=30 CORPUS_DIR
+ *
+ * Every input is parsed strictly and leniently, and every report is printed
+ * (to /dev/null) in every format.  Besides crashes, leaks and undefined
+ * behaviour it checks two properties:
+ *  - an input that parses strictly parses to the same sites leniently;
+ *  - what "allocinfo snapshot" prints parses back to the same sites.
+ */
+#define ALLOCINFO_FUZZ
+#include "../../../vm/allocinfo.c"
+
+static bool same_sites(const struct sites *a, const struct sites *b)
+{
+	size_t i;
+
+	if (a->nr != b->nr || a->bytes != b->bytes || a->calls != b->calls)
+		return false;
+	for (i = 0; i < a->nr; i++) {
+		const struct site *x = &a->v[i], *y = &b->v[i];
+
+		if (cmp_identity(x, y) || x->bytes != y->bytes || x->calls != y->calls)
+			return false;
+	}
+	return true;
+}
+
+static void all_reports(struct opts *o, const struct sites *old, const struct sites *new)
+{
+	static const enum format fmts[] = { FMT_TABLE, FMT_JSON, FMT_CSV, FMT_PROM };
+	static const enum group_by bys[] = { BY_FILE, BY_DIR, BY_MODULE, BY_FUNC };
+	size_t f, b;
+
+	for (f = 0; f < 4; f++) {
+		o->fmt = fmts[f];
+		o->sort = f & 1 ? SORT_CALLS : SORT_BYTES;
+		o->limit = f == 2 ? 0 : -1;
+		do_top(o, new);
+		do_snapshot(o, new);
+		for (b = 0; b < 4; b++) {
+			o->by = bys[b];
+			o->depth = f + 1;
+			do_group(o, new);
+		}
+		if (fmts[f] != FMT_PROM) {
+			do_diff(o, "old", old, "new", new);
+			do_diff(o, "new", new, "old", old);
+			watch_report(o, old, new, 0, true);
+		}
+	}
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static FILE *devnull;
+	struct sites strict, lenient, half, again;
+	struct opts o = { .limit = -1, .depth = 1 };
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *mem;
+
+	quiet = true;
+	if (!devnull)
+		devnull = fopen("/dev/null", "w");
+	if (!devnull)
+		abort();
+	out = devnull;
+
+	if (parse_buffer(data, size, "fuzz", true, &lenient))
+		abort();	/* lenient parsing of memory cannot fail */
+	if (!parse_buffer(data, size, "fuzz", false, &strict)) {
+		if (!same_sites(&strict, &lenient))
+			abort();
+		free_sites(&strict);
+	}
+
+	/* the first half of the input is an "older" snapshot for diff */
+	if (parse_buffer(data, size / 2, "fuzz", true, &half))
+		abort();
+	all_reports(&o, &half, &lenient);
+
+	/* filters, with wildcards that the names can contain too */
+	o.module = "[!b]*";
+	o.file = "/";
+	o.func = "*_*";
+	filter_sites(&half, &o);
+	merge_sites(&half);
+	o.fmt = FMT_TABLE;
+	do_top(&o, &half);
+	o.module = NULL;
+	o.file = NULL;
+	o.func = NULL;
+
+	mem = open_memstream(&buf, &len);
+	if (!mem)
+		abort();
+	out = mem;
+	o.fmt = FMT_TABLE;
+	do_snapshot(&o, &lenient);
+	fclose(mem);
+	out = devnull;
+	if (parse_buffer(buf, len, "snapshot", false, &again))
+		abort();
+	if (!same_sites(&lenient, &again))
+		abort();
+
+	free(buf);
+	free_sites(&again);
+	free_sites(&half);
+	free_sites(&lenient);
+	return 0;
+}

@@ -1,0 +1,499 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Tests of tools/vm/allocinfo.c.
+#
+#   run-tests.sh [--regen] [BUILD_DIR]
+#
+# Builds the tool (dynamic, static and with ASan/UBSan) in BUILD_DIR (default
+# build/allocinfo under the repository top), runs every command in every
+# output format on the fixtures and compares stdout, stderr and the exit
+# status with fixtures/expected/NAME.out, checks robustness on generated
+# inputs, and fuzzes the parser with libFuzzer for ALLOCINFO_FUZZ_SECONDS
+# (default 30; 0 skips it) when clang has libFuzzer.
+#
+# Each check prints one line, PASS: NAME, FAIL: NAME (followed by a diff) or
+# SKIP: NAME (REASON); the last line counts them.  Exits 1 if a check failed.
+#
+# --regen rewrites fixtures/expected/ from the current output and runs no
+# check: review the result with "git diff" before committing it.
+
+set -u
+export LC_ALL=C
+
+HERE=$(cd "$(dirname "$0")" && pwd)
+TOP=$(cd "$HERE/../../../.." && pwd)
+SRC=$TOP/tools/vm/allocinfo.c
+FIX=$HERE/fixtures
+EXP=$FIX/expected
+PRISTINE=$TOP/build/pristine/linux-source-6.1
+FUZZ_SECONDS=${ALLOCINFO_FUZZ_SECONDS:-30}
+
+regen=0
+if [ "${1:-}" = --regen ]; then
+	regen=1
+	shift
+fi
+BUILD=${1:-$TOP/build/allocinfo}
+mkdir -p "$BUILD" || exit 1
+BUILD=$(cd "$BUILD" && pwd)
+OUT=$BUILD/out
+rm -rf "$OUT"
+mkdir -p "$OUT" || exit 1
+
+npass=0
+nfail=0
+nskip=0
+
+pass() {
+	echo "PASS: $1"
+	npass=$((npass + 1))
+}
+
+# fail NAME [FILE]: FILE holds the diff or log that explains the failure
+fail() {
+	echo "FAIL: $1"
+	if [ -n "${2:-}" ] && [ -s "$2" ]; then
+		head -n 60 "$2" | sed 's/^/    /'
+	fi
+	nfail=$((nfail + 1))
+}
+
+skip() {
+	echo "SKIP: $1 ($2)"
+	nskip=$((nskip + 1))
+}
+
+summary() {
+	echo "allocinfo: $npass passed, $nfail failed, $nskip skipped"
+	[ "$nfail" -eq 0 ]
+	exit $?
+}
+
+# ------------------------------------------------------------------ builds
+
+BIN=$BUILD/allocinfo
+STATIC=$BUILD/allocinfo-static
+ASAN=$BUILD/allocinfo-asan
+CFLAGS=(-O2 -Wall -Wextra -Werror)
+
+if gcc "${CFLAGS[@]}" -o "$BIN" "$SRC" 2>"$OUT/build.log"; then
+	[ $regen = 1 ] || pass build
+else
+	fail build "$OUT/build.log"
+	summary
+fi
+
+# ------------------------------------------------------- expected outputs
+
+# Watch prints the time of each round: replace it before comparing.
+normalize() {
+	case $1 in
+	watch*)
+		sed -E -e 's/^[0-9]{4}-[0-9]{2}-[0-9]{2} [0-9]{2}:[0-9]{2}:[0-9]{2}  /YYYY-MM-DD hh:mm:ss  /' \
+			-e 's/^\{"time": [0-9]+,/{"time": TIME,/' \
+			-e 's/^[0-9]+,(grow|shrink|calls|\+new|-gone),/TIME,\1,/'
+		;;
+	*)
+		cat
+		;;
+	esac
+}
+
+# run BINARY NAME ARGS...: run in fixtures/, write stdout, stderr and the
+# exit status to $OUT/NAME.out
+run() {
+	local bin=$1 name=$2 rc
+	shift 2
+	(cd "$FIX" && "$bin" "$@" >"$OUT/$name.stdout" 2>"$OUT/$name.stderr" </dev/null)
+	rc=$?
+	{
+		normalize "$name" <"$OUT/$name.stdout"
+		if [ -s "$OUT/$name.stderr" ]; then
+			echo "--- stderr"
+			cat "$OUT/$name.stderr"
+		fi
+		echo "--- exit status $rc"
+	} >"$OUT/$name.out"
+	rm -f "$OUT/$name.stdout" "$OUT/$name.stderr"
+}
+
+# compare NAME: $OUT/NAME.out against the expected file; quiet, 0 if equal
+compare() {
+	if [ ! -f "$EXP/$1.out" ]; then
+		echo "missing $EXP/$1.out (run-tests.sh --regen)" >"$OUT/$1.diff"
+		return 1
+	fi
+	diff -u --label "expected/$1.out" --label "actual" "$EXP/$1.out" "$OUT/$1.out" \
+		>"$OUT/$1.diff"
+}
+
+# conclude NAME: with --regen keep $OUT/NAME.out as expected, else compare
+conclude() {
+	if [ $regen = 1 ]; then
+		cp "$OUT/$1.out" "$EXP/$1.out"
+		echo "REGEN: $1"
+	elif compare "$1"; then
+		pass "$1"
+	else
+		fail "$1" "$OUT/$1.diff"
+	fi
+}
+
+# t NAME ARGS...: one check of the table below
+t_check() {
+	local name=$1
+	shift
+	run "$BIN" "$name" "$@"
+	conclude "$name"
+}
+
+# The same cases with another build of the tool: collect the failures.
+replay_bin=
+replay_failed=
+t_replay() {
+	local name=$1
+	shift
+	run "$replay_bin" "$name" "$@"
+	compare "$name" || replay_failed="$replay_failed $name"
+}
+
+cases() {
+	# top
+	t top			top -f vmlinux.txt
+	t top-calls		top -f vmlinux.txt -n 5 --sort calls
+	t top-all		top -f modules.txt -n 0
+	t top-min		top -f vmlinux.txt --min 4M
+	t top-min-fraction	top -f vmlinux.txt --min 1.5MiB --sort calls
+	t top-json		top -f modules.txt -n 5 --json
+	t top-csv		top -f modules.txt -n 5 --csv
+	t top-prometheus	top -f modules.txt -n 5 --prometheus
+	t top-prometheus-default top -f later.txt --prometheus
+	t top-module		top -f modules.txt --module e1000
+	t top-vmlinux		top -f modules.txt --module vmlinux -n 5
+	t top-file		top -f vmlinux.txt --file fs/
+	t top-func		top -f vmlinux.txt --func 'kstrdup*'
+	t top-no-match		top -f vmlinux.txt --module nosuchmodule
+	t top-module-wildcard	top -f later.txt --module '[de]*' --func '*_init*'
+	t top-mainline		top -f mainline.txt -n 0
+	t top-negative		top -f negative.txt
+	t top-huge		top -f huge.txt
+	t top-huge-json		top -f huge.txt --json
+	t top-header-only	top -f header-only.txt
+	t top-header-only-json	top -f header-only.txt --json
+
+	# group
+	t group-file		group --by file -f modules.txt
+	t group-dir		group --by dir -f modules.txt
+	t group-dir-depth3	group --by dir --depth 3 -f modules.txt
+	t group-module		group --by module -f modules.txt
+	t group-func		group --by func -f vmlinux.txt -n 5 --sort calls
+	t group-min		group --by dir -f vmlinux.txt --min 10M
+	t group-module-json	group --by module -f later.txt --json
+	t group-dir-csv		group --by dir -f later.txt --csv
+	t group-module-prometheus group --by module -f later.txt --prometheus
+	t group-dir-prometheus-n group --by dir -f later.txt --prometheus -n 3
+	t group-huge		group --by module -f huge.txt
+	t group-mainline	group --by module -f mainline.txt
+
+	# quotes, backslashes and commas in names
+	t escape-prometheus	top -f escape.txt -n 1 --prometheus
+	t escape-json		top -f escape.txt --json
+	t escape-csv		top -f escape.txt --csv
+	t escape-group-prometheus group --by module -f escape.txt --prometheus
+
+	# snapshot
+	t snapshot		snapshot -f vmlinux.txt
+	t snapshot-mainline	snapshot -f mainline.txt
+	t snapshot-module	snapshot -f later.txt --module e1000
+	t snapshot-min		snapshot -f modules.txt --min 64M
+	t snapshot-json		snapshot -f modules.txt --module loop --json
+	t snapshot-csv		snapshot -f later.txt --file drivers/ --csv
+	t snapshot-prometheus	snapshot -f vmlinux.txt --prometheus -n 3
+	t snapshot-huge		snapshot -f huge.txt
+	t snapshot-negative	snapshot -f negative.txt
+
+	# diff
+	t diff-load		diff vmlinux.txt modules.txt
+	t diff-unload		diff modules.txt later.txt
+	t diff-n		diff modules.txt later.txt -n 3
+	t diff-min		diff modules.txt later.txt --min 64K
+	t diff-json		diff modules.txt later.txt --json
+	t diff-csv		diff modules.txt later.txt --csv
+	t diff-module		diff modules.txt later.txt --module e1000
+	t diff-file		diff vmlinux.txt later.txt --file kernel/fork.c
+	t diff-same		diff vmlinux.txt vmlinux.txt
+	t diff-same-json	diff vmlinux.txt vmlinux.txt --json
+	t diff-huge		diff huge.txt vmlinux.txt
+	t diff-new-from-f	diff vmlinux.txt -f modules.txt
+	t diff-malformed	diff vmlinux.txt malformed.txt
+	t diff-lenient		diff later.txt malformed.txt --lenient -n 4
+
+	# watch of a file that does not change
+	t watch-static		watch -f vmlinux.txt -i 0 --count 2
+	t watch-static-json	watch -f vmlinux.txt -i 0 --count 2 --json
+
+	# bad input
+	t malformed		top -f malformed.txt
+	t malformed-lenient	top -f malformed.txt --lenient -n 0
+	t malformed-snapshot	snapshot -f malformed.txt --lenient
+	t malformed-many	snapshot -f many-malformed.txt --lenient
+	t noheader		top -f noheader.txt
+	t noheader-lenient	top -f noheader.txt --lenient
+	t empty			top -f empty.txt
+	t empty-lenient		top -f empty.txt --lenient
+	t empty-lenient-json	snapshot -f empty.txt --lenient --json
+	t missing-file		top -f does-not-exist.txt
+
+	# command line
+	t help			--help
+	t usage-no-command
+	t usage-unknown-command	frobnicate
+	t usage-unknown-option	top --frobnicate
+	t usage-missing-value	top -f vmlinux.txt -n
+	t usage-bad-n		top -f vmlinux.txt -n -3
+	t usage-bad-sort	top --sort size
+	t usage-bad-min		top --min 12Q
+	t usage-group-no-by	group -f vmlinux.txt
+	t usage-group-bad-by	group --by line
+	t usage-depth-no-dir	group --by file --depth 2
+	t usage-two-formats	top --json --csv
+	t usage-diff-no-file	diff
+	t usage-diff-3-files	diff a b c
+	t usage-diff-prometheus	diff vmlinux.txt later.txt --prometheus
+	t usage-watch-prometheus watch --prometheus
+	t usage-wrong-option	diff vmlinux.txt later.txt --sort calls
+	t usage-extra-argument	top extra
+	t usage-bad-interval	watch -i -1
+	t usage-bad-count	watch --count x
+}
+
+t() { t_check "$@"; }
+cases
+
+# watch of a file that changes: a FIFO gives one snapshot per read
+watch_fifo() {
+	local name=$1 fifo=$OUT/$1.fifo writer
+	shift
+	rm -f "$fifo"
+	mkfifo "$fifo" || return
+	(
+		cat "$FIX/vmlinux.txt" >"$fifo"
+		sleep 0.5
+		cat "$FIX/modules.txt" >"$fifo"
+		sleep 0.5
+		cat "$FIX/later.txt" >"$fifo"
+	) &
+	writer=$!
+	run "$(command -v timeout)" "$name" 30 "$BIN" watch -f "$fifo" -i 0 --count 2 "$@"
+	# if the tool stopped early, a writer still waits for a reader
+	for _ in 1 2 3 4; do
+		kill -0 "$writer" 2>/dev/null || break
+		timeout 2 cat "$fifo" >/dev/null 2>&1
+	done
+	kill "$writer" 2>/dev/null
+	wait "$writer" 2>/dev/null
+	rm -f "$fifo"
+	sed -i "s|$OUT/||g" "$OUT/$name.out"
+	conclude "$name"
+}
+watch_fifo watch-changes -n 4
+watch_fifo watch-changes-json -n 2 --json
+watch_fifo watch-changes-csv -n 3 --csv
+
+if [ $regen = 1 ]; then
+	echo "expected files rewritten in $EXP: review them with git diff"
+	exit 0
+fi
+
+# ------------------------------------------------------ other builds
+
+if gcc "${CFLAGS[@]}" -static -o "$STATIC" "$SRC" 2>"$OUT/build-static.log"; then
+	if readelf -l "$STATIC" 2>&1 | grep -q INTERP; then
+		echo "$STATIC has a program interpreter: not static" >>"$OUT/build-static.log"
+		fail build-static "$OUT/build-static.log"
+	else
+		pass build-static
+	fi
+	replay_bin=$STATIC
+	replay_failed=
+	t() { t_replay "$@"; }
+	cases
+	if [ -z "$replay_failed" ]; then
+		pass static-cases
+	else
+		echo "differ:$replay_failed" >"$OUT/static-cases.log"
+		fail static-cases "$OUT/static-cases.log"
+	fi
+else
+	fail build-static "$OUT/build-static.log"
+fi
+
+if gcc -O1 -g -Wall -Wextra -Werror -fsanitize=address,undefined -fno-sanitize-recover=all \
+	-fno-omit-frame-pointer -o "$ASAN" "$SRC" 2>"$OUT/build-asan.log"; then
+	replay_bin=$ASAN
+	replay_failed=
+	t() { t_replay "$@"; }
+	cases
+	if [ -z "$replay_failed" ]; then
+		pass sanitizer-cases
+	else
+		for n in $replay_failed; do
+			cat "$OUT/$n.diff"
+		done >"$OUT/asan.log"
+		fail sanitizer-cases "$OUT/asan.log"
+	fi
+else
+	skip sanitizer-cases "gcc cannot build with -fsanitize=address,undefined"
+	ASAN=
+fi
+
+# ----------------------------------------------- generated inputs
+
+# A path and a function name far longer than any buffer
+long_lines() {
+	local f=$OUT/long.txt dir
+	dir=$(head -c 200000 /dev/zero | tr '\0' 'd')
+	{
+		printf 'allocinfo - version: 1.0\n#     <size>  <calls> <tag info>\n'
+		printf '%12s %8s %s/x.c:1 func:%s\n' 4096 1 "$dir" "$(head -c 100000 /dev/zero | tr '\0' 'f')"
+		printf '%12s %8s %s/y.c:2 [%s] func:g\n' 8192 2 "$dir" "$(head -c 50000 /dev/zero | tr '\0' 'm')"
+	} >"$f"
+	"$BIN" snapshot -f "$f" >"$OUT/long.out" 2>"$OUT/long.err" && cmp -s "$f" "$OUT/long.out"
+}
+if long_lines; then
+	pass long-lines
+else
+	fail long-lines "$OUT/long.err"
+fi
+
+# Random bytes, alone and after a valid header: never a crash, exit 1 unless
+# --lenient, which always reads something (perhaps nothing) and exits 0.
+garbage() {
+	local f=$OUT/garbage.bin g=$OUT/garbage2.bin bin rc bad=
+	head -c 262144 /dev/urandom >"$f"
+	{ printf 'allocinfo - version: 1.0\n'; head -c 65536 /dev/urandom; } >"$g"
+	for bin in "$BIN" $ASAN; do
+		for inp in "$f" "$g"; do
+			for args in "top" "group --by dir" "snapshot --json" "top --prometheus"; do
+				# shellcheck disable=SC2086 # $args is split on purpose
+				"$bin" $args -f "$inp" >/dev/null 2>"$OUT/garbage.err"
+				rc=$?
+				[ $rc = 1 ] || bad="$bad [$bin $args -f $inp: exit $rc]"
+				# shellcheck disable=SC2086
+				"$bin" $args --lenient -f "$inp" >/dev/null 2>"$OUT/garbage.err"
+				rc=$?
+				[ $rc = 0 ] || bad="$bad [$bin $args --lenient -f $inp: exit $rc]"
+			done
+			"$bin" diff --lenient "$inp" "$FIX/vmlinux.txt" >/dev/null 2>&1
+			rc=$?
+			[ $rc = 0 ] || bad="$bad [$bin diff --lenient $inp: exit $rc]"
+		done
+	done
+	echo "$bad" >"$OUT/garbage.log"
+	[ -z "$bad" ]
+}
+if garbage; then
+	pass garbage
+else
+	fail garbage "$OUT/garbage.log"
+fi
+
+# What snapshot prints, read back (from standard input), prints the same.
+roundtrip() {
+	local f bad=
+	for f in vmlinux.txt modules.txt later.txt mainline.txt huge.txt negative.txt escape.txt; do
+		"$BIN" snapshot -f "$FIX/$f" 2>/dev/null >"$OUT/rt1.txt"
+		"$BIN" snapshot -f - <"$OUT/rt1.txt" 2>/dev/null >"$OUT/rt2.txt" || bad="$bad $f"
+		cmp -s "$OUT/rt1.txt" "$OUT/rt2.txt" || bad="$bad $f"
+		"$BIN" diff "$FIX/$f" - <"$OUT/rt1.txt" 2>/dev/null | grep -q '^no changes$' ||
+			bad="$bad $f(diff)"
+	done
+	echo "differ:$bad" >"$OUT/roundtrip.log"
+	[ -z "$bad" ]
+}
+if roundtrip; then
+	pass snapshot-roundtrip
+else
+	fail snapshot-roundtrip "$OUT/roundtrip.log"
+fi
+
+if [ -w /dev/full ]; then
+	"$BIN" top -f "$FIX/vmlinux.txt" >/dev/full 2>"$OUT/full.err"
+	rc=$?
+	if [ $rc = 1 ] && grep -q 'write error' "$OUT/full.err"; then
+		pass write-error
+	else
+		echo "exit status $rc" >>"$OUT/full.err"
+		fail write-error "$OUT/full.err"
+	fi
+else
+	skip write-error "no /dev/full"
+fi
+
+# ------------------------------------------------------- kernel tree
+
+if [ -f "$PRISTINE/tools/vm/Makefile" ]; then
+	tmp=$OUT/makefile-patch
+	mkdir -p "$tmp/tools/vm"
+	cp "$PRISTINE/tools/vm/Makefile" "$tmp/tools/vm/"
+	if (cd "$tmp" && patch -p1 --dry-run <"$TOP/tools/vm/Makefile.patch") \
+		>"$OUT/makefile-patch.log" 2>&1; then
+		pass makefile-patch
+	else
+		fail makefile-patch "$OUT/makefile-patch.log"
+	fi
+else
+	skip makefile-patch "no pristine tree in build/pristine"
+fi
+
+if [ -x "$PRISTINE/scripts/checkpatch.pl" ]; then
+	(cd "$TOP" && "$PRISTINE/scripts/checkpatch.pl" --strict --no-tree -f tools/vm/allocinfo.c) \
+		>"$OUT/checkpatch.log" 2>&1
+	if grep -q '^total: 0 errors, 0 warnings, 0 checks' "$OUT/checkpatch.log"; then
+		pass checkpatch
+	else
+		fail checkpatch "$OUT/checkpatch.log"
+	fi
+else
+	skip checkpatch "no pristine tree in build/pristine"
+fi
+
+# ------------------------------------------------------------------- fuzz
+
+fuzz() {
+	local fz=$BUILD/fuzz_parse corpus=$BUILD/fuzz-corpus
+	if ! command -v clang >/dev/null; then
+		skip fuzz "clang not installed"
+		return
+	fi
+	if [ "$FUZZ_SECONDS" = 0 ]; then
+		skip fuzz "ALLOCINFO_FUZZ_SECONDS=0"
+		return
+	fi
+	printf 'int LLVMFuzzerTestOneInput(const char *d, unsigned long n) { return 0; }\n' \
+		>"$OUT/probe.c"
+	if ! clang -fsanitize=fuzzer -o "$OUT/probe" "$OUT/probe.c" >/dev/null 2>&1; then
+		skip fuzz "clang has no libFuzzer (libclang-rt-dev)"
+		return
+	fi
+	if ! clang -g -O1 -Wall -Wextra -Werror -fsanitize=fuzzer,address,undefined \
+		-fno-sanitize-recover=all -o "$fz" "$HERE/fuzz_parse.c" >"$OUT/fuzz.log" 2>&1; then
+		fail fuzz "$OUT/fuzz.log"
+		return
+	fi
+	rm -rf "$corpus"
+	mkdir -p "$corpus"
+	cp "$FIX"/*.txt "$corpus/"
+	if (cd "$BUILD" && "$fz" -max_total_time="$FUZZ_SECONDS" -timeout=10 -max_len=8192 \
+		-rss_limit_mb=2048 -artifact_prefix="$BUILD/fuzz-" "$corpus") \
+		>"$OUT/fuzz.log" 2>&1; then
+		pass fuzz
+	else
+		tail -n 40 "$OUT/fuzz.log" >"$OUT/fuzz.tail"
+		fail fuzz "$OUT/fuzz.tail"
+	fi
+}
+fuzz
+
+summary

@@ -1,0 +1,1979 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * User-space helper to read /proc/allocinfo (CONFIG_MEM_ALLOC_PROFILING)
+ *
+ * The kernel lists there, for every code location that allocates memory, the
+ * bytes the location holds and the number of its allocations still live.
+ * This tool ranks and groups those lines, compares two snapshots and exports
+ * them as JSON, CSV or Prometheus text.
+ *
+ * Example use:
+ * allocinfo top -n 10
+ * allocinfo snapshot > before.txt; ...; allocinfo diff before.txt
+ * allocinfo group --by module
+ *
+ * See Documentation/mm/allocation-profiling.rst
+ */
+
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fnmatch.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+typedef unsigned long long u64;
+
+#define U64_MAX			ULLONG_MAX
+#define PROC_ALLOCINFO		"/proc/allocinfo"
+#define HEADER_PREFIX		"allocinfo - version: "
+#define SNAPSHOT_HEADER		"allocinfo - version: 1.0\n#     <size>  <calls> <tag info>\n"
+#define VMLINUX			"vmlinux"
+#define DEFAULT_TOP		20
+#define DEFAULT_WATCH_TOP	10
+#define DEFAULT_INTERVAL	5.0
+#define MAX_SKIP_WARNINGS	20	/* per file, then only a count */
+
+enum format { FMT_TABLE, FMT_JSON, FMT_CSV, FMT_PROM };
+enum sort_key { SORT_BYTES, SORT_CALLS };
+enum group_by { BY_NONE, BY_FILE, BY_DIR, BY_MODULE, BY_FUNC };
+
+struct opts {
+	const char *input;	/* -f, or the live file */
+	const char *module;	/* filters, NULL when not given */
+	const char *file;
+	const char *func;
+	enum format fmt;
+	enum sort_key sort;
+	enum group_by by;
+	long limit;		/* -n: -1 for the command's default, 0 for all */
+	unsigned int depth;	/* --depth for --by dir */
+	u64 min;		/* --min */
+	double interval;	/* watch -i */
+	long count;		/* watch --count, 0 for no end */
+	bool lenient;
+};
+
+/*
+ * One allocation site.  file, module and func share one allocation that
+ * starts at file; module is "" for code built into vmlinux.
+ */
+struct site {
+	char *file;
+	char *module;
+	char *func;
+	unsigned int line;
+	size_t order;		/* rank of the first line with this identity */
+	u64 bytes;
+	u64 calls;
+};
+
+struct sites {
+	struct site *v;
+	size_t nr;
+	size_t alloc;
+	u64 bytes;		/* totals, saturated */
+	u64 calls;
+};
+
+/* A site whose counters differ between two snapshots. */
+struct change {
+	const struct site *old;	/* NULL for a site that appeared */
+	const struct site *new;	/* NULL for a site that disappeared */
+	u64 dbytes;		/* magnitude of the change */
+	u64 dcalls;
+	bool bytes_down;	/* sign of the change */
+	bool calls_down;
+};
+
+struct group {
+	char *key;
+	u64 bytes;
+	u64 calls;
+	size_t sites;
+};
+
+/* A table printed with aligned columns; the last column is not padded. */
+struct table {
+	size_t cols;
+	const char *const *head;
+	const char *align;	/* 'l' or 'r' for each column */
+	char **cell;
+	size_t nr;
+	size_t alloc;
+};
+
+static FILE *out;		/* where reports go */
+static bool quiet;		/* no messages at all (fuzzing) */
+static bool overflow_warned;
+
+static void vmessage(const char *kind, const char *fmt, va_list ap)
+{
+	if (quiet)
+		return;
+	fprintf(stderr, "allocinfo: %s", kind);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
+static void errorf(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vmessage("", fmt, ap);
+	va_end(ap);
+}
+
+static void warnf(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vmessage("warning: ", fmt, ap);
+	va_end(ap);
+}
+
+static void oom(void)
+{
+	fputs("allocinfo: out of memory\n", stderr);
+	exit(1);
+}
+
+static void *xrealloc(void *p, size_t size)
+{
+	p = realloc(p, size ? size : 1);
+	if (!p)
+		oom();
+	return p;
+}
+
+static void *xmalloc(size_t size)
+{
+	return xrealloc(NULL, size);
+}
+
+static char *xstrdup(const char *s)
+{
+	size_t len = strlen(s) + 1;
+
+	return memcpy(xmalloc(len), s, len);
+}
+
+/* Make room for element @nr of an array of @alloc elements of @size bytes. */
+static void *grow(void *v, size_t *alloc, size_t nr, size_t size)
+{
+	if (nr < *alloc)
+		return v;
+	if (*alloc > SIZE_MAX / 2 / size)
+		oom();
+	*alloc = *alloc ? *alloc * 2 : 64;
+	return xrealloc(v, *alloc * size);
+}
+
+/* Sum two counters; on overflow stay at U64_MAX and say so once. */
+static u64 add_sat(u64 a, u64 b)
+{
+	if (a > U64_MAX - b) {
+		if (!overflow_warned)
+			warnf("counter overflow while summing, value saturated at %llu",
+			      U64_MAX);
+		overflow_warned = true;
+		return U64_MAX;
+	}
+	return a + b;
+}
+
+static const char *module_name(const struct site *st)
+{
+	return *st->module ? st->module : VMLINUX;
+}
+
+/* ---------------------------------------------------------------- parser */
+
+static bool is_blank(char c)
+{
+	return c == ' ' || c == '\t';
+}
+
+static bool is_digit(char c)
+{
+	return c >= '0' && c <= '9';
+}
+
+/* Split off the next blank-separated word of *pos, NULL at the end. */
+static char *next_token(char **pos)
+{
+	char *s = *pos, *tok;
+
+	while (is_blank(*s))
+		s++;
+	if (!*s) {
+		*pos = s;
+		return NULL;
+	}
+	tok = s;
+	while (*s && !is_blank(*s))
+		s++;
+	if (*s)
+		*s++ = '\0';
+	*pos = s;
+	return tok;
+}
+
+/* Decimal digits only; -ERANGE if the value does not fit in 64 bits. */
+static int parse_u64(const char *s, u64 *val)
+{
+	u64 v = 0;
+
+	if (!*s)
+		return -EINVAL;
+	for (; *s; s++) {
+		unsigned int d = *s - '0';
+
+		if (!is_digit(*s))
+			return -EINVAL;
+		if (v > (U64_MAX - d) / 10)
+			return -ERANGE;
+		v = v * 10 + d;
+	}
+	*val = v;
+	return 0;
+}
+
+/*
+ * Mainline prints the byte counter with %lli, and a sum of per-cpu counters
+ * read while they change can be slightly negative: such a value reads as 0.
+ */
+static const char *parse_counter(const char *tok, bool bytes, u64 *val, bool *negative)
+{
+	bool neg;
+	int ret;
+
+	if (!tok)
+		return bytes ? "missing byte count" : "missing call count";
+	neg = *tok == '-';
+	ret = parse_u64(tok + neg, val);
+	if (ret == -ERANGE)
+		return bytes ? "byte count does not fit in 64 bits" :
+			       "call count does not fit in 64 bits";
+	if (ret)
+		return bytes ? "byte count is not a decimal number" :
+			       "call count is not a decimal number";
+	if (neg && *val) {
+		*negative = true;
+		*val = 0;
+	}
+	return NULL;
+}
+
+static bool is_header(const char *s, size_t len)
+{
+	size_t n = strlen(HEADER_PREFIX);
+	const char *p;
+
+	if (strlen(s) != len || strncmp(s, HEADER_PREFIX, n))
+		return false;
+	p = s + n;
+	if (!is_digit(*p))
+		return false;
+	while (is_digit(*p))
+		p++;
+	if (*p++ != '.' || !is_digit(*p))
+		return false;
+	while (is_digit(*p))
+		p++;
+	while (is_blank(*p))
+		p++;
+	return !*p;
+}
+
+/* A data line, split in place.  Returns NULL, or why the line is malformed. */
+static const char *parse_line(char *s, size_t len, struct site *r, bool *negative)
+{
+	char *pos = s, *tok, *colon;
+	const char *why;
+	size_t i, n;
+	u64 line;
+
+	for (i = 0; i < len; i++) {
+		unsigned char c = s[i];
+
+		if (!c)
+			return "NUL byte in line";
+		if ((c < 0x20 && c != '\t') || c > 0x7e)
+			return "non-printable or non-ASCII character";
+	}
+	memset(r, 0, sizeof(*r));
+	*negative = false;
+	why = parse_counter(next_token(&pos), true, &r->bytes, negative);
+	if (why)
+		return why;
+	why = parse_counter(next_token(&pos), false, &r->calls, negative);
+	if (why)
+		return why;
+
+	tok = next_token(&pos);
+	if (!tok)
+		return "missing FILE:LINE";
+	colon = strrchr(tok, ':');
+	if (!colon)
+		return "location is not FILE:LINE";
+	*colon = '\0';
+	if (!*tok)
+		return "empty file name";
+	if (parse_u64(colon + 1, &line) || line > UINT_MAX)
+		return "invalid line number";
+	r->file = tok;
+	r->line = line;
+
+	r->module = "";
+	tok = next_token(&pos);
+	if (tok && *tok == '[') {
+		n = strlen(tok);
+		if (n < 3 || tok[n - 1] != ']' || strcspn(tok + 1, "[]") != n - 2)
+			return "malformed [MODULE] field";
+		tok[n - 1] = '\0';
+		r->module = tok + 1;
+		tok = next_token(&pos);
+	}
+	if (!tok || strncmp(tok, "func:", 5))
+		return "missing func:FUNCTION";
+	if (!tok[5])
+		return "empty function name";
+	r->func = tok + 5;
+
+	/* Newer kernels may append KEY:VALUE fields such as accurate:no. */
+	while ((tok = next_token(&pos))) {
+		colon = strchr(tok, ':');
+		if (!colon || colon == tok)
+			return "unexpected field after func:FUNCTION (not KEY:VALUE)";
+	}
+	return NULL;
+}
+
+static void add_site(struct sites *s, const struct site *r)
+{
+	size_t lf = strlen(r->file) + 1;
+	size_t lm = strlen(r->module) + 1;
+	size_t lfn = strlen(r->func) + 1;
+	struct site *st;
+	char *buf;
+
+	s->v = grow(s->v, &s->alloc, s->nr, sizeof(*s->v));
+	st = &s->v[s->nr];
+	buf = xmalloc(lf + lm + lfn);
+	st->file = memcpy(buf, r->file, lf);
+	st->module = memcpy(buf + lf, r->module, lm);
+	st->func = memcpy(buf + lf + lm, r->func, lfn);
+	st->line = r->line;
+	st->bytes = r->bytes;
+	st->calls = r->calls;
+	st->order = s->nr++;
+}
+
+static void free_sites(struct sites *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->nr; i++)
+		free(s->v[i].file);
+	free(s->v);
+	memset(s, 0, sizeof(*s));
+}
+
+/* Check a line after the first: NULL if it was used or ignored. */
+static const char *handle_line(char *line, size_t len, struct sites *s, bool *negative)
+{
+	struct site r;
+	const char *why;
+	size_t i = 0;
+
+	*negative = false;
+	if (is_header(line, len))
+		return "second header line (files joined together?)";
+	while (i < len && is_blank(line[i]))
+		i++;
+	if (i == len || line[i] == '#')
+		return NULL;
+	why = parse_line(line, len, &r, negative);
+	if (!why)
+		add_site(s, &r);
+	return why;
+}
+
+/*
+ * Read the lines of @fp into @s as they come, duplicates not yet merged.
+ * A malformed line is an error, or with @lenient a warning.
+ */
+static int parse_stream(FILE *fp, const char *name, bool lenient, struct sites *s)
+{
+	unsigned long long lineno = 0, skipped = 0;
+	const char *why;
+	char *line = NULL;
+	size_t cap = 0, len;
+	bool negative;
+	ssize_t n;
+	int ret = 0;
+
+	while ((n = getline(&line, &cap, fp)) != -1) {
+		len = n;
+		lineno++;
+		if (len && line[len - 1] == '\n')
+			line[--len] = '\0';
+		if (len && line[len - 1] == '\r')
+			line[--len] = '\0';
+		if (lineno == 1) {
+			if (is_header(line, len))
+				continue;
+			if (!lenient) {
+				errorf("%s:1: missing header line \"%sX.Y\"", name, HEADER_PREFIX);
+				ret = -1;
+				break;
+			}
+			warnf("%s:1: missing header line, reading on", name);
+		}
+		why = handle_line(line, len, s, &negative);
+		if (negative && !why)
+			warnf("%s:%llu: negative counter read as 0", name, lineno);
+		if (!why)
+			continue;
+		if (!lenient) {
+			errorf("%s:%llu: %s", name, lineno, why);
+			ret = -1;
+			break;
+		}
+		if (++skipped <= MAX_SKIP_WARNINGS)
+			warnf("%s:%llu: %s; line skipped", name, lineno, why);
+	}
+	if (skipped > MAX_SKIP_WARNINGS)
+		warnf("%s: %llu malformed lines skipped, %llu of them not shown", name,
+		      skipped, skipped - MAX_SKIP_WARNINGS);
+	if (!ret && ferror(fp)) {
+		errorf("%s: read error: %s", name, strerror(errno));
+		ret = -1;
+	}
+	if (!ret && !lineno) {
+		if (lenient) {
+			warnf("%s: empty file", name);
+		} else {
+			errorf("%s: empty file, missing header line \"%sX.Y\"", name,
+			       HEADER_PREFIX);
+			ret = -1;
+		}
+	}
+	free(line);
+	return ret;
+}
+
+static int cmp_identity(const struct site *a, const struct site *b)
+{
+	int c = strcmp(a->file, b->file);
+
+	if (c)
+		return c;
+	if (a->line != b->line)
+		return a->line < b->line ? -1 : 1;
+	c = strcmp(a->module, b->module);
+	if (c)
+		return c;
+	return strcmp(a->func, b->func);
+}
+
+static int cmp_identity_order(const void *pa, const void *pb)
+{
+	const struct site *a = pa, *b = pb;
+	int c = cmp_identity(a, b);
+
+	if (c)
+		return c;
+	return a->order < b->order ? -1 : a->order > b->order;
+}
+
+static int cmp_order(const void *pa, const void *pb)
+{
+	const struct site *a = pa, *b = pb;
+
+	return a->order < b->order ? -1 : a->order > b->order;
+}
+
+/* Sum the lines of one identity, keep the order of first appearance. */
+static void merge_sites(struct sites *s)
+{
+	size_t i, j;
+
+	s->bytes = 0;
+	s->calls = 0;
+	if (!s->nr)
+		return;
+	qsort(s->v, s->nr, sizeof(*s->v), cmp_identity_order);
+	for (i = 0, j = 1; j < s->nr; j++) {
+		if (cmp_identity(&s->v[i], &s->v[j])) {
+			s->v[++i] = s->v[j];
+			continue;
+		}
+		s->v[i].bytes = add_sat(s->v[i].bytes, s->v[j].bytes);
+		s->v[i].calls = add_sat(s->v[i].calls, s->v[j].calls);
+		free(s->v[j].file);
+	}
+	s->nr = i + 1;
+	qsort(s->v, s->nr, sizeof(*s->v), cmp_order);
+	for (i = 0; i < s->nr; i++) {
+		s->v[i].order = i;
+		s->bytes = add_sat(s->bytes, s->v[i].bytes);
+		s->calls = add_sat(s->calls, s->v[i].calls);
+	}
+}
+
+static bool site_matches(const struct site *st, const struct opts *o)
+{
+	if (o->module && fnmatch(o->module, module_name(st), 0))
+		return false;
+	if (o->file && !strstr(st->file, o->file))
+		return false;
+	if (o->func && fnmatch(o->func, st->func, 0))
+		return false;
+	return true;
+}
+
+static void filter_sites(struct sites *s, const struct opts *o)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < s->nr; i++) {
+		if (site_matches(&s->v[i], o))
+			s->v[n++] = s->v[i];
+		else
+			free(s->v[i].file);
+	}
+	s->nr = n;
+}
+
+/* ------------------------------------------------------------ formatting */
+
+/* 512 B, 1.5 KiB, 3.0 MiB ...: one decimal from KiB on. */
+static const char *human(u64 v, char *buf, size_t len)
+{
+	long double x = v;
+	int u = -1;
+	static const char * const unit[] = { "KiB", "MiB", "GiB", "TiB", "PiB", "EiB" };
+
+	if (v < 1024) {
+		snprintf(buf, len, "%llu B", v);
+		return buf;
+	}
+	while (x >= 1024 && u < 5) {
+		x /= 1024;
+		u++;
+	}
+	/* what would print as 1024.0 KiB is 1.0 MiB */
+	if (x >= 1023.95L && u < 5) {
+		x /= 1024;
+		u++;
+	}
+	snprintf(buf, len, "%.1Lf %s", x, unit[u]);
+	return buf;
+}
+
+static const char *signed_human(u64 mag, bool neg, char *buf, size_t len)
+{
+	char tmp[32];
+
+	snprintf(buf, len, "%s%s", mag ? (neg ? "-" : "+") : "", human(mag, tmp, sizeof(tmp)));
+	return buf;
+}
+
+static const char *signed_num(u64 mag, bool neg, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s%llu", mag ? (neg ? "-" : "+") : "", mag);
+	return buf;
+}
+
+/* Signed number for JSON and CSV: no plus sign. */
+static const char *plain_num(u64 mag, bool neg, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s%llu", mag && neg ? "-" : "", mag);
+	return buf;
+}
+
+static double share(u64 part, u64 total)
+{
+	return total ? (double)part * 100.0 / (double)total : 0.0;
+}
+
+static void json_str(const char *s)
+{
+	fputc('"', out);
+	for (; *s; s++) {
+		unsigned char c = *s;
+
+		if (c == '"' || c == '\\')
+			fprintf(out, "\\%c", c);
+		else if (c < 0x20 || c == 0x7f)
+			fprintf(out, "\\u%04x", c);
+		else
+			fputc(c, out);
+	}
+	fputc('"', out);
+}
+
+static void csv_str(const char *s)
+{
+	if (!strpbrk(s, ",\"\r\n")) {
+		fputs(s, out);
+		return;
+	}
+	fputc('"', out);
+	for (; *s; s++) {
+		if (*s == '"')
+			fputc('"', out);
+		fputc(*s, out);
+	}
+	fputc('"', out);
+}
+
+/* A label value of the Prometheus text format. */
+static void prom_label(const char *sep, const char *name, const char *s)
+{
+	fprintf(out, "%s%s=\"", sep, name);
+	for (; *s; s++) {
+		if (*s == '\\')
+			fputs("\\\\", out);
+		else if (*s == '"')
+			fputs("\\\"", out);
+		else if (*s == '\n')
+			fputs("\\n", out);
+		else
+			fputc(*s, out);
+	}
+	fputc('"', out);
+}
+
+static void tcell(struct table *t, const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+	int ret;
+
+	t->cell = grow(t->cell, &t->alloc, t->nr, sizeof(*t->cell));
+	va_start(ap, fmt);
+	ret = vasprintf(&s, fmt, ap);
+	va_end(ap);
+	if (ret < 0)
+		oom();
+	t->cell[t->nr++] = s;
+}
+
+static void table_row(const struct table *t, const size_t *width, char *const *cell)
+{
+	size_t c, len, pad;
+
+	for (c = 0; c < t->cols; c++) {
+		len = strlen(cell[c]);
+		pad = width[c] > len ? width[c] - len : 0;
+		if (c)
+			fputs("  ", out);
+		if (t->align[c] == 'r')
+			fprintf(out, "%*s", (int)pad, "");
+		fputs(cell[c], out);
+		if (t->align[c] != 'r' && c + 1 < t->cols)
+			fprintf(out, "%*s", (int)pad, "");
+	}
+	fputc('\n', out);
+}
+
+/* Print the table and free its cells. */
+static void table_print(struct table *t)
+{
+	size_t *width = xmalloc(t->cols * sizeof(*width));
+	size_t i, len;
+
+	for (i = 0; i < t->cols; i++)
+		width[i] = strlen(t->head[i]);
+	for (i = 0; i < t->nr; i++) {
+		len = strlen(t->cell[i]);
+		if (len > width[i % t->cols])
+			width[i % t->cols] = len;
+	}
+	table_row(t, width, (char *const *)t->head);
+	for (i = 0; i + t->cols <= t->nr; i += t->cols)
+		table_row(t, width, t->cell + i);
+	for (i = 0; i < t->nr; i++)
+		free(t->cell[i]);
+	free(t->cell);
+	free(width);
+	t->cell = NULL;
+	t->nr = 0;
+	t->alloc = 0;
+}
+
+static void site_cells(struct table *t, const struct site *st)
+{
+	tcell(t, "%s", module_name(st));
+	tcell(t, "%s", st->func);
+	tcell(t, "%s:%u", st->file, st->line);
+}
+
+static void json_site_id(const struct site *st)
+{
+	fputs("\"file\": ", out);
+	json_str(st->file);
+	fprintf(out, ", \"line\": %u, \"module\": ", st->line);
+	json_str(module_name(st));
+	fputs(", \"func\": ", out);
+	json_str(st->func);
+}
+
+static void csv_site_id(const struct site *st)
+{
+	csv_str(module_name(st));
+	fputc(',', out);
+	csv_str(st->func);
+	fputc(',', out);
+	csv_str(st->file);
+	fprintf(out, ",%u", st->line);
+}
+
+/* ------------------------------------------------------------------ top */
+
+static int cmp_bytes_desc(const void *pa, const void *pb)
+{
+	const struct site *a = *(const struct site * const *)pa;
+	const struct site *b = *(const struct site * const *)pb;
+
+	if (a->bytes != b->bytes)
+		return a->bytes < b->bytes ? 1 : -1;
+	if (a->calls != b->calls)
+		return a->calls < b->calls ? 1 : -1;
+	return cmp_identity(a, b);
+}
+
+static int cmp_calls_desc(const void *pa, const void *pb)
+{
+	const struct site *a = *(const struct site * const *)pa;
+	const struct site *b = *(const struct site * const *)pb;
+
+	if (a->calls != b->calls)
+		return a->calls < b->calls ? 1 : -1;
+	if (a->bytes != b->bytes)
+		return a->bytes < b->bytes ? 1 : -1;
+	return cmp_identity(a, b);
+}
+
+static size_t get_limit(const struct opts *o, size_t def)
+{
+	return o->limit < 0 ? def : (size_t)o->limit;
+}
+
+/* Both families of the Prometheus exposition of ranked sites. */
+static void prom_sites(const struct site **v, size_t n, u64 other_bytes, u64 other_calls)
+{
+	static const char * const help[] = {
+		"Bytes allocated from a code location and not freed yet (/proc/allocinfo).",
+		"Live allocations made from a code location (/proc/allocinfo).",
+	};
+	static const char * const name[] = { "allocinfo_bytes", "allocinfo_calls" };
+	size_t f, i;
+
+	for (f = 0; f < 2; f++) {
+		fprintf(out, "# HELP %s %s\n# TYPE %s gauge\n", name[f], help[f], name[f]);
+		for (i = 0; i < n; i++) {
+			fprintf(out, "%s{", name[f]);
+			prom_label("", "file", v[i]->file);
+			fprintf(out, ",line=\"%u\"", v[i]->line);
+			prom_label(",", "func", v[i]->func);
+			prom_label(",", "module", module_name(v[i]));
+			fprintf(out, "} %llu\n", f ? v[i]->calls : v[i]->bytes);
+		}
+		fprintf(out, "%s{file=\"other\",line=\"\",func=\"\",module=\"\"} %llu\n",
+			name[f], f ? other_calls : other_bytes);
+	}
+}
+
+static void json_site(const struct site *st, const struct sites *s, bool percent)
+{
+	fprintf(out, "{\"bytes\": %llu, \"calls\": %llu, ", st->bytes, st->calls);
+	if (percent)
+		fprintf(out, "\"bytes_percent\": %.2f, \"calls_percent\": %.2f, ",
+			share(st->bytes, s->bytes), share(st->calls, s->calls));
+	json_site_id(st);
+	fputc('}', out);
+}
+
+static void do_top(const struct opts *o, const struct sites *s)
+{
+	static const char * const head_bytes[] = {
+		"SIZE", "SHARE", "CALLS", "MODULE", "FUNCTION", "LOCATION"
+	};
+	static const char * const head_calls[] = {
+		"CALLS", "SHARE", "SIZE", "MODULE", "FUNCTION", "LOCATION"
+	};
+	bool by_calls = o->sort == SORT_CALLS;
+	size_t limit = get_limit(o, DEFAULT_TOP);
+	const struct site **v = xmalloc(s->nr * sizeof(*v));
+	struct table t = { .cols = 6, .align = "rrrlll" };
+	u64 other_bytes = 0, other_calls = 0;
+	size_t i, n = 0;
+	char buf[32];
+
+	for (i = 0; i < s->nr; i++)
+		v[i] = &s->v[i];
+	qsort(v, s->nr, sizeof(*v), by_calls ? cmp_calls_desc : cmp_bytes_desc);
+	for (i = 0; i < s->nr; i++) {
+		if ((!limit || n < limit) && v[i]->bytes >= o->min) {
+			v[n++] = v[i];
+		} else {
+			other_bytes = add_sat(other_bytes, v[i]->bytes);
+			other_calls = add_sat(other_calls, v[i]->calls);
+		}
+	}
+
+	switch (o->fmt) {
+	case FMT_TABLE:
+		t.head = by_calls ? head_calls : head_bytes;
+		for (i = 0; i < n; i++) {
+			if (by_calls) {
+				tcell(&t, "%llu", v[i]->calls);
+				tcell(&t, "%.1f%%", share(v[i]->calls, s->calls));
+				tcell(&t, "%s", human(v[i]->bytes, buf, sizeof(buf)));
+			} else {
+				tcell(&t, "%s", human(v[i]->bytes, buf, sizeof(buf)));
+				tcell(&t, "%.1f%%", share(v[i]->bytes, s->bytes));
+				tcell(&t, "%llu", v[i]->calls);
+			}
+			site_cells(&t, v[i]);
+		}
+		table_print(&t);
+		fprintf(out, "total: %s in %llu calls at %zu sites, %zu shown\n",
+			human(s->bytes, buf, sizeof(buf)), s->calls, s->nr, n);
+		break;
+	case FMT_JSON:
+		fprintf(out, "{\n  \"total_bytes\": %llu,\n  \"total_calls\": %llu,\n",
+			s->bytes, s->calls);
+		fprintf(out, "  \"total_sites\": %zu,\n  \"sort\": \"%s\",\n  \"top\": [",
+			s->nr, by_calls ? "calls" : "bytes");
+		for (i = 0; i < n; i++) {
+			fputs(i ? ",\n    " : "\n    ", out);
+			json_site(v[i], s, true);
+		}
+		fputs(n ? "\n  ]\n}\n" : "]\n}\n", out);
+		break;
+	case FMT_CSV:
+		fputs("bytes,calls,bytes_percent,calls_percent,module,func,file,line\n", out);
+		for (i = 0; i < n; i++) {
+			fprintf(out, "%llu,%llu,%.2f,%.2f,", v[i]->bytes, v[i]->calls,
+				share(v[i]->bytes, s->bytes), share(v[i]->calls, s->calls));
+			csv_site_id(v[i]);
+			fputc('\n', out);
+		}
+		break;
+	case FMT_PROM:
+		prom_sites(v, n, other_bytes, other_calls);
+		break;
+	}
+	free(v);
+}
+
+/* ---------------------------------------------------------------- group */
+
+/* The first @depth directories of @path: "drivers/net" for depth 2. */
+static char *dir_key(const char *path, unsigned int depth)
+{
+	const char *end = strrchr(path, '/'), *p = path, *q;
+	unsigned int n = 0;
+	char *key, *k;
+
+	if (!end)
+		return xstrdup(".");
+	key = xmalloc(end - path + 2);
+	k = key;
+	if (*p == '/')
+		*k++ = '/';
+	while (p < end && n < depth) {
+		while (p < end && *p == '/')
+			p++;
+		if (p >= end)
+			break;
+		q = p;
+		while (q < end && *q != '/')
+			q++;
+		if (q - p != 1 || *p != '.') {
+			if (n)
+				*k++ = '/';
+			memcpy(k, p, q - p);
+			k += q - p;
+			n++;
+		}
+		p = q;
+	}
+	*k = '\0';
+	if (!n) {
+		free(key);
+		return xstrdup(*path == '/' ? "/" : ".");
+	}
+	return key;
+}
+
+static char *group_key(const struct site *st, const struct opts *o)
+{
+	switch (o->by) {
+	case BY_DIR:
+		return dir_key(st->file, o->depth);
+	case BY_MODULE:
+		return xstrdup(module_name(st));
+	case BY_FUNC:
+		return xstrdup(st->func);
+	case BY_FILE:
+	case BY_NONE:
+		break;
+	}
+	return xstrdup(st->file);
+}
+
+static int cmp_group_key(const void *pa, const void *pb)
+{
+	const struct group *a = pa, *b = pb;
+
+	return strcmp(a->key, b->key);
+}
+
+static int cmp_group_bytes(const void *pa, const void *pb)
+{
+	const struct group *a = pa, *b = pb;
+
+	if (a->bytes != b->bytes)
+		return a->bytes < b->bytes ? 1 : -1;
+	if (a->calls != b->calls)
+		return a->calls < b->calls ? 1 : -1;
+	return strcmp(a->key, b->key);
+}
+
+static int cmp_group_calls(const void *pa, const void *pb)
+{
+	const struct group *a = pa, *b = pb;
+
+	if (a->calls != b->calls)
+		return a->calls < b->calls ? 1 : -1;
+	if (a->bytes != b->bytes)
+		return a->bytes < b->bytes ? 1 : -1;
+	return strcmp(a->key, b->key);
+}
+
+static const char *group_name(enum group_by by)
+{
+	switch (by) {
+	case BY_DIR:
+		return "dir";
+	case BY_MODULE:
+		return "module";
+	case BY_FUNC:
+		return "func";
+	case BY_FILE:
+	case BY_NONE:
+		break;
+	}
+	return "file";
+}
+
+static void do_group(const struct opts *o, const struct sites *s)
+{
+	static const char * const keys[] = { "FILE", "FILE", "DIRECTORY", "MODULE", "FUNCTION" };
+	bool by_calls = o->sort == SORT_CALLS;
+	struct group *g = xmalloc(s->nr * sizeof(*g));
+	const char *head[5];
+	struct table t = { .cols = 5, .align = "rrrrl", .head = head };
+	size_t limit = get_limit(o, 0);
+	u64 other_bytes = 0, other_calls = 0;
+	bool other = limit || o->min;
+	size_t i, n = 0, shown = 0;
+	char buf[32];
+
+	for (i = 0; i < s->nr; i++) {
+		g[i].key = group_key(&s->v[i], o);
+		g[i].bytes = s->v[i].bytes;
+		g[i].calls = s->v[i].calls;
+		g[i].sites = 1;
+	}
+	qsort(g, s->nr, sizeof(*g), cmp_group_key);
+	for (i = 0; i < s->nr; i++) {
+		if (n && !strcmp(g[n - 1].key, g[i].key)) {
+			g[n - 1].bytes = add_sat(g[n - 1].bytes, g[i].bytes);
+			g[n - 1].calls = add_sat(g[n - 1].calls, g[i].calls);
+			g[n - 1].sites++;
+			free(g[i].key);
+		} else {
+			g[n++] = g[i];
+		}
+	}
+	qsort(g, n, sizeof(*g), by_calls ? cmp_group_calls : cmp_group_bytes);
+	for (i = 0; i < n; i++) {
+		if ((!limit || shown < limit) && g[i].bytes >= o->min) {
+			struct group tmp = g[shown];
+
+			g[shown++] = g[i];
+			g[i] = tmp;
+		} else {
+			other_bytes = add_sat(other_bytes, g[i].bytes);
+			other_calls = add_sat(other_calls, g[i].calls);
+		}
+	}
+
+	switch (o->fmt) {
+	case FMT_TABLE:
+		head[0] = by_calls ? "CALLS" : "SIZE";
+		head[1] = "SHARE";
+		head[2] = by_calls ? "SIZE" : "CALLS";
+		head[3] = "SITES";
+		head[4] = keys[o->by];
+		for (i = 0; i < shown; i++) {
+			if (by_calls) {
+				tcell(&t, "%llu", g[i].calls);
+				tcell(&t, "%.1f%%", share(g[i].calls, s->calls));
+				tcell(&t, "%s", human(g[i].bytes, buf, sizeof(buf)));
+			} else {
+				tcell(&t, "%s", human(g[i].bytes, buf, sizeof(buf)));
+				tcell(&t, "%.1f%%", share(g[i].bytes, s->bytes));
+				tcell(&t, "%llu", g[i].calls);
+			}
+			tcell(&t, "%zu", g[i].sites);
+			tcell(&t, "%s", g[i].key);
+		}
+		table_print(&t);
+		fprintf(out, "total: %s in %llu calls at %zu sites, %zu groups, %zu shown\n",
+			human(s->bytes, buf, sizeof(buf)), s->calls, s->nr, n, shown);
+		break;
+	case FMT_JSON:
+		fputs("{\n  \"by\": ", out);
+		json_str(group_name(o->by));
+		fprintf(out, ",\n  \"total_bytes\": %llu,\n  \"total_calls\": %llu,\n",
+			s->bytes, s->calls);
+		fprintf(out, "  \"total_sites\": %zu,\n  \"total_groups\": %zu,\n  \"groups\": [",
+			s->nr, n);
+		for (i = 0; i < shown; i++) {
+			fputs(i ? ",\n    {\"group\": " : "\n    {\"group\": ", out);
+			json_str(g[i].key);
+			fprintf(out, ", \"bytes\": %llu, \"calls\": %llu, \"sites\": %zu, ",
+				g[i].bytes, g[i].calls, g[i].sites);
+			fprintf(out, "\"bytes_percent\": %.2f, \"calls_percent\": %.2f}",
+				share(g[i].bytes, s->bytes), share(g[i].calls, s->calls));
+		}
+		fputs(shown ? "\n  ]\n}\n" : "]\n}\n", out);
+		break;
+	case FMT_CSV:
+		fputs("group,bytes,calls,sites,bytes_percent,calls_percent\n", out);
+		for (i = 0; i < shown; i++) {
+			csv_str(g[i].key);
+			fprintf(out, ",%llu,%llu,%zu,%.2f,%.2f\n", g[i].bytes, g[i].calls,
+				g[i].sites, share(g[i].bytes, s->bytes),
+				share(g[i].calls, s->calls));
+		}
+		break;
+	case FMT_PROM:
+		fprintf(out, "# HELP allocinfo_group_bytes %s, summed by %s %s.\n",
+			"Bytes allocated and not freed yet", group_name(o->by),
+			"(/proc/allocinfo)");
+		fputs("# TYPE allocinfo_group_bytes gauge\n", out);
+		for (i = 0; i < shown; i++) {
+			prom_label("allocinfo_group_bytes{", "by", group_name(o->by));
+			prom_label(",", "group", g[i].key);
+			fprintf(out, "} %llu\n", g[i].bytes);
+		}
+		if (other)
+			fprintf(out, "allocinfo_group_bytes{by=\"%s\",group=\"other\"} %llu\n",
+				group_name(o->by), other_bytes);
+		fprintf(out, "# HELP allocinfo_group_calls %s, summed by %s %s.\n",
+			"Live allocations", group_name(o->by), "(/proc/allocinfo)");
+		fputs("# TYPE allocinfo_group_calls gauge\n", out);
+		for (i = 0; i < shown; i++) {
+			prom_label("allocinfo_group_calls{", "by", group_name(o->by));
+			prom_label(",", "group", g[i].key);
+			fprintf(out, "} %llu\n", g[i].calls);
+		}
+		if (other)
+			fprintf(out, "allocinfo_group_calls{by=\"%s\",group=\"other\"} %llu\n",
+				group_name(o->by), other_calls);
+		break;
+	}
+	for (i = 0; i < n; i++)
+		free(g[i].key);
+	free(g);
+}
+
+/* ------------------------------------------------------------- snapshot */
+
+static void do_snapshot(const struct opts *o, const struct sites *s)
+{
+	const struct site *st;
+	size_t i, n = 0;
+
+	if (o->fmt == FMT_PROM) {
+		do_top(o, s);
+		return;
+	}
+	if (o->fmt == FMT_JSON)
+		fprintf(out, "{\n  \"total_bytes\": %llu,\n  \"total_calls\": %llu,\n%s%zu,\n%s",
+			s->bytes, s->calls, "  \"total_sites\": ", s->nr, "  \"sites\": [");
+	else if (o->fmt == FMT_CSV)
+		fputs("bytes,calls,module,func,file,line\n", out);
+	else
+		fputs(SNAPSHOT_HEADER, out);
+
+	for (i = 0; i < s->nr; i++) {
+		st = &s->v[i];
+		if (st->bytes < o->min)
+			continue;
+		switch (o->fmt) {
+		case FMT_JSON:
+			fputs(n ? ",\n    " : "\n    ", out);
+			json_site(st, s, false);
+			break;
+		case FMT_CSV:
+			fprintf(out, "%llu,%llu,", st->bytes, st->calls);
+			csv_site_id(st);
+			fputc('\n', out);
+			break;
+		default:
+			fprintf(out, "%12llu %8llu %s:%u ", st->bytes, st->calls, st->file,
+				st->line);
+			if (*st->module)
+				fprintf(out, "[%s] ", st->module);
+			fprintf(out, "func:%s\n", st->func);
+			break;
+		}
+		n++;
+	}
+	if (o->fmt == FMT_JSON)
+		fputs(n ? "\n  ]\n}\n" : "]\n}\n", out);
+}
+
+/* ----------------------------------------------------------------- diff */
+
+static void delta(u64 a, u64 b, u64 *mag, bool *down)
+{
+	*down = b < a;
+	*mag = *down ? a - b : b - a;
+}
+
+static int cmp_site_ptr(const void *pa, const void *pb)
+{
+	return cmp_identity(*(const struct site * const *)pa, *(const struct site * const *)pb);
+}
+
+static int cmp_change(const void *pa, const void *pb)
+{
+	const struct change *a = pa, *b = pb;
+
+	if (a->dbytes != b->dbytes)
+		return a->dbytes < b->dbytes ? 1 : -1;
+	if (a->dcalls != b->dcalls)
+		return a->dcalls < b->dcalls ? 1 : -1;
+	return cmp_identity(a->new ? a->new : a->old, b->new ? b->new : b->old);
+}
+
+static const struct site **by_identity(const struct sites *s)
+{
+	const struct site **v = xmalloc(s->nr * sizeof(*v));
+	size_t i;
+
+	for (i = 0; i < s->nr; i++)
+		v[i] = &s->v[i];
+	qsort(v, s->nr, sizeof(*v), cmp_site_ptr);
+	return v;
+}
+
+/* Sites whose counters differ, largest byte change first. */
+static struct change *compute_changes(const struct sites *a, const struct sites *b, size_t *nr)
+{
+	const struct site **va = by_identity(a), **vb = by_identity(b);
+	struct change *c = xmalloc((a->nr + b->nr) * sizeof(*c));
+	size_t i = 0, j = 0, n = 0;
+	int cmp;
+
+	while (i < a->nr || j < b->nr) {
+		if (i == a->nr)
+			cmp = 1;
+		else if (j == b->nr)
+			cmp = -1;
+		else
+			cmp = cmp_identity(va[i], vb[j]);
+		c[n].old = cmp <= 0 ? va[i++] : NULL;
+		c[n].new = cmp >= 0 ? vb[j++] : NULL;
+		delta(c[n].old ? c[n].old->bytes : 0, c[n].new ? c[n].new->bytes : 0,
+		      &c[n].dbytes, &c[n].bytes_down);
+		delta(c[n].old ? c[n].old->calls : 0, c[n].new ? c[n].new->calls : 0,
+		      &c[n].dcalls, &c[n].calls_down);
+		if (c[n].old && c[n].new && !c[n].dbytes && !c[n].dcalls)
+			continue;
+		n++;
+	}
+	qsort(c, n, sizeof(*c), cmp_change);
+	free(va);
+	free(vb);
+	*nr = n;
+	return c;
+}
+
+static const char *change_status(const struct change *c)
+{
+	if (!c->old)
+		return "+new";
+	if (!c->new)
+		return "-gone";
+	if (c->dbytes)
+		return c->bytes_down ? "shrink" : "grow";
+	return "calls";
+}
+
+/* Drop changes below --min and beyond -n; returns how many remain. */
+static size_t select_changes(struct change *c, size_t n, const struct opts *o, size_t def)
+{
+	size_t limit = get_limit(o, def);
+	size_t i, k = 0;
+
+	for (i = 0; i < n && (!limit || k < limit); i++)
+		if (c[i].dbytes >= o->min)
+			c[k++] = c[i];
+	return k;
+}
+
+static void changes_table(const struct change *c, size_t n)
+{
+	static const char * const head[] = {
+		"CHANGE", "CALLS", "OLD SIZE", "NEW SIZE", "STATUS", "MODULE", "FUNCTION",
+		"LOCATION"
+	};
+	struct table t = { .cols = 8, .align = "rrrrllll", .head = head };
+	char buf[40];
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		const struct site *st = c[i].new ? c[i].new : c[i].old;
+
+		tcell(&t, "%s", signed_human(c[i].dbytes, c[i].bytes_down, buf, sizeof(buf)));
+		tcell(&t, "%s", signed_num(c[i].dcalls, c[i].calls_down, buf, sizeof(buf)));
+		tcell(&t, "%s", c[i].old ? human(c[i].old->bytes, buf, sizeof(buf)) : "-");
+		tcell(&t, "%s", c[i].new ? human(c[i].new->bytes, buf, sizeof(buf)) : "-");
+		tcell(&t, "%s", change_status(&c[i]));
+		site_cells(&t, st);
+	}
+	table_print(&t);
+}
+
+static void json_change(const struct change *c)
+{
+	const struct site *st = c->new ? c->new : c->old;
+	char buf[32];
+
+	fputs("{\"status\": ", out);
+	json_str(change_status(c));
+	fprintf(out, ", \"delta_bytes\": %s",
+		plain_num(c->dbytes, c->bytes_down, buf, sizeof(buf)));
+	fprintf(out, ", \"delta_calls\": %s",
+		plain_num(c->dcalls, c->calls_down, buf, sizeof(buf)));
+	if (c->old)
+		fprintf(out, ", \"old_bytes\": %llu, \"old_calls\": %llu",
+			c->old->bytes, c->old->calls);
+	else
+		fputs(", \"old_bytes\": null, \"old_calls\": null", out);
+	if (c->new)
+		fprintf(out, ", \"new_bytes\": %llu, \"new_calls\": %llu",
+			c->new->bytes, c->new->calls);
+	else
+		fputs(", \"new_bytes\": null, \"new_calls\": null", out);
+	fputs(", ", out);
+	json_site_id(st);
+	fputc('}', out);
+}
+
+static void csv_change(const struct change *c)
+{
+	const struct site *st = c->new ? c->new : c->old;
+	char buf[32];
+
+	fprintf(out, "%s,", change_status(c));
+	fprintf(out, "%s,", plain_num(c->dbytes, c->bytes_down, buf, sizeof(buf)));
+	fprintf(out, "%s,", plain_num(c->dcalls, c->calls_down, buf, sizeof(buf)));
+	if (c->old)
+		fprintf(out, "%llu,%llu,", c->old->bytes, c->old->calls);
+	else
+		fputs(",,", out);
+	if (c->new)
+		fprintf(out, "%llu,%llu,", c->new->bytes, c->new->calls);
+	else
+		fputs(",,", out);
+	csv_site_id(st);
+	fputc('\n', out);
+}
+
+#define CHANGES_CSV_HEAD \
+	"status,delta_bytes,delta_calls,old_bytes,old_calls,new_bytes,new_calls,module,func,file,line\n"
+
+static void json_totals(const char *key, const char *source, const struct sites *s)
+{
+	fprintf(out, "  \"%s\": {\"source\": ", key);
+	json_str(source);
+	fprintf(out, ", \"total_bytes\": %llu, \"total_calls\": %llu, \"total_sites\": %zu},\n",
+		s->bytes, s->calls, s->nr);
+}
+
+static void do_diff(const struct opts *o, const char *old_name, const struct sites *a,
+		    const char *new_name, const struct sites *b)
+{
+	size_t i, n, shown, kind[5] = { 0 };
+	struct change *c = compute_changes(a, b, &n);
+	char b1[32], b2[32], b3[40];
+	u64 dbytes, dcalls;
+	bool bdown, cdown;
+
+	for (i = 0; i < n; i++) {
+		const char *st = change_status(&c[i]);
+
+		kind[!strcmp(st, "grow") ? 0 : !strcmp(st, "shrink") ? 1 :
+		     !strcmp(st, "+new") ? 2 : !strcmp(st, "-gone") ? 3 : 4]++;
+	}
+	shown = select_changes(c, n, o, 0);
+	delta(a->bytes, b->bytes, &dbytes, &bdown);
+	delta(a->calls, b->calls, &dcalls, &cdown);
+
+	switch (o->fmt) {
+	case FMT_JSON:
+		fputs("{\n", out);
+		json_totals("old", old_name, a);
+		json_totals("new", new_name, b);
+		fprintf(out, "  \"delta_bytes\": %s,\n", plain_num(dbytes, bdown, b1, sizeof(b1)));
+		fprintf(out, "  \"delta_calls\": %s,\n", plain_num(dcalls, cdown, b1, sizeof(b1)));
+		fprintf(out, "  \"changed_sites\": %zu,\n  \"changes\": [", n);
+		for (i = 0; i < shown; i++) {
+			fputs(i ? ",\n    " : "\n    ", out);
+			json_change(&c[i]);
+		}
+		fputs(shown ? "\n  ]\n}\n" : "]\n}\n", out);
+		break;
+	case FMT_CSV:
+		fputs(CHANGES_CSV_HEAD, out);
+		for (i = 0; i < shown; i++)
+			csv_change(&c[i]);
+		break;
+	default:
+		if (n)
+			changes_table(c, shown);
+		else
+			fputs("no changes\n", out);
+		fprintf(out, "old: %s in %llu calls at %zu sites (%s)\n",
+			human(a->bytes, b1, sizeof(b1)), a->calls, a->nr, old_name);
+		fprintf(out, "new: %s in %llu calls at %zu sites (%s)\n",
+			human(b->bytes, b1, sizeof(b1)), b->calls, b->nr, new_name);
+		fprintf(out, "change: %s, %s calls; ", signed_human(dbytes, bdown, b3, sizeof(b3)),
+			signed_num(dcalls, cdown, b2, sizeof(b2)));
+		fprintf(out, "%zu sites changed: %zu grew, %zu shrank, %zu new, %zu gone, ",
+			n, kind[0], kind[1], kind[2], kind[3]);
+		fprintf(out, "%zu calls only; %zu shown\n", kind[4], shown);
+		break;
+	}
+	free(c);
+}
+
+/* One round of watch: what changed from @a to @b at time @now. */
+static void watch_report(const struct opts *o, const struct sites *a, const struct sites *b,
+			 time_t now, bool first)
+{
+	size_t i, n, shown;
+	struct change *c = compute_changes(a, b, &n);
+	char b1[32], b2[40], b3[32], stamp[32];
+	u64 dbytes, dcalls;
+	bool bdown, cdown;
+	struct tm tm;
+
+	shown = select_changes(c, n, o, DEFAULT_WATCH_TOP);
+	delta(a->bytes, b->bytes, &dbytes, &bdown);
+	delta(a->calls, b->calls, &dcalls, &cdown);
+
+	switch (o->fmt) {
+	case FMT_JSON:
+		fprintf(out, "{\"time\": %lld, \"total_bytes\": %llu, \"total_calls\": %llu",
+			(long long)now, b->bytes, b->calls);
+		fprintf(out, ", \"delta_bytes\": %s", plain_num(dbytes, bdown, b1, sizeof(b1)));
+		fprintf(out, ", \"delta_calls\": %s", plain_num(dcalls, cdown, b1, sizeof(b1)));
+		fprintf(out, ", \"changed_sites\": %zu, \"changes\": [", n);
+		for (i = 0; i < shown; i++) {
+			if (i)
+				fputs(", ", out);
+			json_change(&c[i]);
+		}
+		fputs("]}\n", out);
+		break;
+	case FMT_CSV:
+		if (first)
+			fprintf(out, "time,%s", CHANGES_CSV_HEAD);
+		for (i = 0; i < shown; i++) {
+			fprintf(out, "%lld,", (long long)now);
+			csv_change(&c[i]);
+		}
+		break;
+	default:
+		localtime_r(&now, &tm);
+		strftime(stamp, sizeof(stamp), "%Y-%m-%d %H:%M:%S", &tm);
+		fprintf(out, "%s  total %s (%s), %llu calls (%s), ", stamp,
+			human(b->bytes, b1, sizeof(b1)),
+			signed_human(dbytes, bdown, b2, sizeof(b2)), b->calls,
+			signed_num(dcalls, cdown, b3, sizeof(b3)));
+		if (n)
+			fprintf(out, "%zu sites changed, %zu shown\n", n, shown);
+		else
+			fputs("no changes\n", out);
+		if (shown)
+			changes_table(c, shown);
+		fputc('\n', out);
+		break;
+	}
+	free(c);
+}
+
+#ifdef ALLOCINFO_FUZZ
+
+/* Parse a buffer in memory as if it were a file: used by the fuzzer. */
+static int parse_buffer(const void *data, size_t size, const char *name, bool lenient,
+			struct sites *s)
+{
+	static char empty[1];
+	FILE *fp;
+	int ret;
+
+	memset(s, 0, sizeof(*s));
+	fp = fmemopen(size ? (void *)data : empty, size, "r");
+	if (!fp) {
+		errorf("%s: fmemopen: %s", name, strerror(errno));
+		return -1;
+	}
+	ret = parse_stream(fp, name, lenient, s);
+	fclose(fp);
+	if (ret)
+		free_sites(s);
+	else
+		merge_sites(s);
+	return ret;
+}
+
+#else /* !ALLOCINFO_FUZZ */
+
+/* ----------------------------------------------------------- command line */
+
+/* Read a file ("-" for standard input), keep the sites that match @o. */
+static int load(const char *name, const struct opts *o, struct sites *s)
+{
+	const char *hint = "";
+	FILE *fp;
+	int ret;
+
+	memset(s, 0, sizeof(*s));
+	if (!strcmp(name, "-")) {
+		fp = stdin;
+		name = "(stdin)";
+	} else {
+		fp = fopen(name, "r");
+	}
+	if (!fp) {
+		if (!strcmp(name, PROC_ALLOCINFO) && errno == ENOENT)
+			hint = " (kernel without CONFIG_MEM_ALLOC_PROFILING?)";
+		else if (errno == EACCES)
+			hint = " (try as root)";
+		errorf("cannot open %s: %s%s", name, strerror(errno), hint);
+		return -1;
+	}
+	ret = parse_stream(fp, name, o->lenient, s);
+	if (fp != stdin)
+		fclose(fp);
+	if (ret) {
+		free_sites(s);
+		return ret;
+	}
+	filter_sites(s, o);
+	merge_sites(s);
+	return 0;
+}
+
+static const char * const help_text[] = {
+	"NAME\n"
+	"       allocinfo - rank, group, compare and export /proc/allocinfo\n"
+	"\n"
+	"SYNOPSIS\n"
+	"       allocinfo top [-n N] [--sort bytes|calls] [--min SIZE] [FILTER] [FORMAT]\n"
+	"       allocinfo group --by file|dir|module|func [--depth N] [-n N]\n"
+	"                       [--sort bytes|calls] [--min SIZE] [FILTER] [FORMAT]\n"
+	"       allocinfo snapshot [--min SIZE] [FILTER] [FORMAT]\n"
+	"       allocinfo diff OLD [NEW] [-n N] [--min SIZE] [FILTER] [--json|--csv]\n"
+	"       allocinfo watch [-i SECONDS] [-n N] [--count K] [--min SIZE] [FILTER]\n"
+	"                       [--json|--csv]\n"
+	"       allocinfo --help\n"
+	"\n"
+	"       FILTER is any of --module NAME, --file SUBSTR, --func NAME.\n"
+	"       FORMAT is one of --json, --csv, --prometheus; a table by default.\n"
+	"\n",
+
+	"DESCRIPTION\n"
+	"       A kernel built with CONFIG_MEM_ALLOC_PROFILING lists in /proc/allocinfo\n"
+	"       every code location that allocates memory, with the bytes it holds and\n"
+	"       the number of its allocations that are still live (\"calls\"):\n"
+	"\n"
+	"           allocinfo - version: 1.0\n"
+	"           #     <size>  <calls> <tag info>\n"
+	"                  4096        1 mm/percpu.c:2866 func:pcpu_alloc_alloc_info\n"
+	"                 65536       16 drivers/bar/bar.c:345 [bar] func:bar_init\n"
+	"\n"
+	"       allocinfo reads that file, or a copy of it given with -f, and reports\n"
+	"       on it.  A site is identified by its file, line, module and function;\n"
+	"       lines with the same identity are summed.  Code built into the kernel\n"
+	"       belongs to the module \"vmlinux\".  Headers of version 1.0 and 2.0 are\n"
+	"       read; KEY:VALUE fields after func:NAME (such as accurate:no) are\n"
+	"       ignored.  Counters are unsigned 64-bit numbers; a sum that would\n"
+	"       overflow stays at the largest value, with a warning.\n"
+	"\n",
+
+	"COMMANDS\n"
+	"       top    The sites that hold the most memory (or, with --sort calls, the\n"
+	"              most live allocations), with their share of the total.  Shows\n"
+	"              20 sites unless -n says otherwise.  Shares, here and in group,\n"
+	"              are of the total of the sites that pass the filters.\n"
+	"\n"
+	"       group  Totals per file, directory, module or function, largest first.\n"
+	"              --by dir keeps the first --depth directories of the path.\n"
+	"\n"
+	"       snapshot\n"
+	"              Prints the file in its own format, duplicates summed and filters\n"
+	"              applied, so that \"allocinfo snapshot > FILE\" keeps a copy that\n"
+	"              diff can compare later.\n"
+	"\n"
+	"       diff   What changed from OLD to NEW (by default the -f FILE, else the\n"
+	"              live file): growth and shrinkage per site in bytes and calls,\n"
+	"              sites that appeared (+new, such as a loaded module) and that\n"
+	"              disappeared (-gone, such as an unloaded module), largest byte\n"
+	"              change first.  Sites that did not change are left out; a site\n"
+	"              whose bytes stayed but whose calls changed shows as \"calls\".\n"
+	"              \"-\" reads a file from standard input.\n"
+	"\n"
+	"       watch  Reads the file every -i seconds and prints the -n largest changes\n"
+	"              since the previous read (10 by default), --count times or until\n"
+	"              interrupted.  With --json, one object per line and round; with\n"
+	"              --csv, rows that start with the time in seconds since 1970.\n"
+	"\n",
+
+	"OPTIONS\n"
+	"       -f, --input FILE\n"
+	"              Read FILE (\"-\" for standard input) instead of /proc/allocinfo.\n"
+	"       -n N   Show at most N rows; 0 shows all.  Defaults: top 20, watch 10,\n"
+	"              --prometheus 20, otherwise all.\n"
+	"       --sort bytes|calls\n"
+	"              Rank top and group by bytes (default) or by live allocations.\n"
+	"       --min SIZE\n"
+	"              Leave out rows below SIZE bytes (for diff and watch, changes\n"
+	"              below SIZE bytes).  SIZE takes a K, M, G or T suffix (powers\n"
+	"              of 1024), for example 64K or 1.5M.\n"
+	"       --by file|dir|module|func\n"
+	"              What group sums by; required.\n"
+	"       --depth N\n"
+	"              Directory levels kept by --by dir (default 1).\n"
+	"       -i, --interval SECONDS\n"
+	"              Time between two reads of watch (default 5, fractions allowed).\n"
+	"       --count K\n"
+	"              Stop watch after K rounds (default 0: never).\n"
+	"       --module NAME\n"
+	"              Only sites of module NAME; vmlinux for built-in code.\n"
+	"       --file SUBSTR\n"
+	"              Only sites whose file path contains SUBSTR.\n"
+	"       --func NAME\n"
+	"              Only sites in function NAME.  NAME for --module and --func may\n"
+	"              be a shell wildcard pattern such as 'kmalloc*'.\n"
+	"       --json, --csv\n"
+	"              Machine-readable output, with exact byte counts.\n"
+	"       --prometheus\n"
+	"              node_exporter textfile format (top, snapshot and group): gauges\n"
+	"              allocinfo_bytes and allocinfo_calls labelled with file, line,\n"
+	"              func and module for the -n largest sites, and one series with\n"
+	"              file=\"other\" for the sum of all others.  group exports\n"
+	"              allocinfo_group_bytes and allocinfo_group_calls labelled with by\n"
+	"              and group.\n"
+	"       --lenient\n"
+	"              Skip malformed lines with a warning instead of failing.\n"
+	"       -h, --help\n"
+	"              Show this text.\n"
+	"\n",
+
+	"EXIT STATUS\n"
+	"       0 on success, 1 if a file could not be read or has a malformed line\n"
+	"       (named with its line number on standard error), 2 on a usage error.\n"
+	"\n",
+
+	"EXAMPLES\n"
+	"       allocinfo top -n 10\n"
+	"       allocinfo top --module vmlinux --file mm/ --sort calls\n"
+	"       allocinfo group --by dir --depth 2 -n 15\n"
+	"       allocinfo group --by module --json\n"
+	"       allocinfo snapshot > before.txt; modprobe foo; allocinfo diff before.txt\n"
+	"       allocinfo diff --module foo before.txt after.txt --csv\n"
+	"       allocinfo watch -i 2 -n 5\n"
+	"       allocinfo top --prometheus -n 50 > $DIR/allocinfo.prom.tmp &&\n"
+	"           mv $DIR/allocinfo.prom.tmp $DIR/allocinfo.prom\n",
+	NULL
+};
+
+static void print_help(void)
+{
+	size_t i;
+
+	for (i = 0; help_text[i]; i++)
+		fputs(help_text[i], stdout);
+}
+
+static void usage_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	fputs("allocinfo: ", stderr);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputs("\nTry 'allocinfo --help' for more information.\n", stderr);
+	exit(2);
+}
+
+static long parse_long(const char *arg, const char *opt, long min, long max)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(arg, &end, 10);
+	if (!is_digit(*arg) || *end || errno || v < min || v > max)
+		usage_error("invalid value '%s' for %s (a number from %ld to %ld)",
+			    arg, opt, min, max);
+	return v;
+}
+
+static bool valid_decimal(const char *s, size_t len)
+{
+	size_t i, dots = 0;
+
+	if (!len || !is_digit(s[0]))
+		return false;
+	for (i = 0; i < len; i++) {
+		if (s[i] == '.')
+			dots++;
+		else if (!is_digit(s[i]))
+			return false;
+	}
+	return dots <= 1 && s[len - 1] != '.';
+}
+
+/* 4096, 64K, 1.5M, 2GiB ... in powers of 1024. */
+static u64 parse_size(const char *arg)
+{
+	long double v;
+	static const char units[] = "KMGTPE";
+	size_t len = strspn(arg, "0123456789.");
+	const char *u, *rest;
+	char c;
+
+	if (!valid_decimal(arg, len))
+		goto bad;
+	v = strtold(arg, NULL);
+	rest = arg + len;
+	if (*rest && *rest != 'B') {
+		c = *rest >= 'a' && *rest <= 'z' ? *rest - 'a' + 'A' : *rest;
+		u = strchr(units, c);
+		if (!c || !u)
+			goto bad;
+		for (; u >= units; u--)
+			v *= 1024;
+		rest++;
+		if (*rest == 'i')
+			rest++;
+	}
+	if (*rest == 'B')
+		rest++;
+	if (*rest || v >= 18446744073709551616.0L)
+		goto bad;
+	return (u64)v;
+bad:
+	usage_error("invalid size '%s' for --min (such as 4096, 64K, 1.5M)", arg);
+	return 0;
+}
+
+static double parse_interval(const char *arg)
+{
+	double v;
+
+	if (!valid_decimal(arg, strlen(arg)))
+		usage_error("invalid interval '%s' (seconds, such as 5 or 0.5)", arg);
+	v = strtod(arg, NULL);
+	if (v > 31536000)
+		usage_error("interval '%s' is longer than a year", arg);
+	return v;
+}
+
+static void sleep_seconds(double sec)
+{
+	struct timespec ts;
+
+	ts.tv_sec = (time_t)sec;
+	ts.tv_nsec = (long)((sec - (double)ts.tv_sec) * 1e9);
+	if (ts.tv_nsec < 0 || ts.tv_nsec > 999999999)
+		ts.tv_nsec = 0;
+	while (nanosleep(&ts, &ts) && errno == EINTR)
+		;
+}
+
+static int cmd_single(const struct opts *o,
+		      void (*report)(const struct opts *o, const struct sites *s))
+{
+	struct sites s;
+
+	if (load(o->input, o, &s))
+		return 1;
+	report(o, &s);
+	free_sites(&s);
+	return 0;
+}
+
+static int cmd_diff(const struct opts *o, const char *old_name, const char *new_name)
+{
+	struct sites a, b;
+
+	if (load(old_name, o, &a))
+		return 1;
+	if (load(new_name, o, &b)) {
+		free_sites(&a);
+		return 1;
+	}
+	do_diff(o, old_name, &a, new_name, &b);
+	free_sites(&a);
+	free_sites(&b);
+	return 0;
+}
+
+static int cmd_watch(const struct opts *o)
+{
+	struct sites prev, cur;
+	long i;
+
+	if (load(o->input, o, &prev))
+		return 1;
+	for (i = 0; !o->count || i < o->count; i++) {
+		sleep_seconds(o->interval);
+		if (load(o->input, o, &cur)) {
+			free_sites(&prev);
+			return 1;
+		}
+		watch_report(o, &prev, &cur, time(NULL), !i);
+		fflush(out);
+		free_sites(&prev);
+		prev = cur;
+	}
+	free_sites(&prev);
+	return 0;
+}
+
+enum {
+	OPT_SORT = 256,
+	OPT_MIN,
+	OPT_BY,
+	OPT_DEPTH,
+	OPT_COUNT,
+	OPT_MODULE,
+	OPT_FILE,
+	OPT_FUNC,
+	OPT_JSON,
+	OPT_CSV,
+	OPT_PROM,
+	OPT_LENIENT,
+};
+
+/* Options that only some commands take. */
+#define GIVEN_N		0x01
+#define GIVEN_SORT	0x02
+#define GIVEN_BY	0x04
+#define GIVEN_DEPTH	0x08
+#define GIVEN_INTERVAL	0x10
+#define GIVEN_COUNT	0x20
+
+static const struct option longopts[] = {
+	{ "help",	no_argument,		NULL, 'h' },
+	{ "input",	required_argument,	NULL, 'f' },
+	{ "interval",	required_argument,	NULL, 'i' },
+	{ "sort",	required_argument,	NULL, OPT_SORT },
+	{ "min",	required_argument,	NULL, OPT_MIN },
+	{ "by",		required_argument,	NULL, OPT_BY },
+	{ "depth",	required_argument,	NULL, OPT_DEPTH },
+	{ "count",	required_argument,	NULL, OPT_COUNT },
+	{ "module",	required_argument,	NULL, OPT_MODULE },
+	{ "file",	required_argument,	NULL, OPT_FILE },
+	{ "func",	required_argument,	NULL, OPT_FUNC },
+	{ "json",	no_argument,		NULL, OPT_JSON },
+	{ "csv",	no_argument,		NULL, OPT_CSV },
+	{ "prometheus",	no_argument,		NULL, OPT_PROM },
+	{ "lenient",	no_argument,		NULL, OPT_LENIENT },
+	{ NULL,		0,			NULL, 0 }
+};
+
+static void check_given(const char *cmd, unsigned int given, unsigned int allowed)
+{
+	static const char * const names[] = {
+		"-n", "--sort", "--by", "--depth", "--interval", "--count"
+	};
+	unsigned int i;
+
+	for (i = 0; i < 6; i++)
+		if (given & ~allowed & (1u << i))
+			usage_error("%s does not take %s", cmd, names[i]);
+}
+
+int main(int argc, char **argv)
+{
+	struct opts o = {
+		.input = PROC_ALLOCINFO,
+		.limit = -1,
+		.depth = 1,
+		.interval = DEFAULT_INTERVAL,
+	};
+	unsigned int given = 0, formats = 0;
+	const char *cmd;
+	int c, args, ret;
+
+	out = stdout;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":hf:n:i:", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'h':
+			print_help();
+			return 0;
+		case 'f':
+			o.input = optarg;
+			break;
+		case 'n':
+			o.limit = parse_long(optarg, "-n", 0, LONG_MAX);
+			given |= GIVEN_N;
+			break;
+		case 'i':
+			o.interval = parse_interval(optarg);
+			given |= GIVEN_INTERVAL;
+			break;
+		case OPT_SORT:
+			if (!strcmp(optarg, "bytes"))
+				o.sort = SORT_BYTES;
+			else if (!strcmp(optarg, "calls"))
+				o.sort = SORT_CALLS;
+			else
+				usage_error("--sort takes bytes or calls, not '%s'", optarg);
+			given |= GIVEN_SORT;
+			break;
+		case OPT_MIN:
+			o.min = parse_size(optarg);
+			break;
+		case OPT_BY:
+			if (!strcmp(optarg, "file"))
+				o.by = BY_FILE;
+			else if (!strcmp(optarg, "dir"))
+				o.by = BY_DIR;
+			else if (!strcmp(optarg, "module"))
+				o.by = BY_MODULE;
+			else if (!strcmp(optarg, "func"))
+				o.by = BY_FUNC;
+			else
+				usage_error("--by takes file, dir, module or func, not '%s'",
+					    optarg);
+			given |= GIVEN_BY;
+			break;
+		case OPT_DEPTH:
+			o.depth = parse_long(optarg, "--depth", 1, INT_MAX);
+			given |= GIVEN_DEPTH;
+			break;
+		case OPT_COUNT:
+			o.count = parse_long(optarg, "--count", 0, LONG_MAX);
+			given |= GIVEN_COUNT;
+			break;
+		case OPT_MODULE:
+			o.module = optarg;
+			break;
+		case OPT_FILE:
+			o.file = optarg;
+			break;
+		case OPT_FUNC:
+			o.func = optarg;
+			break;
+		case OPT_JSON:
+		case OPT_CSV:
+		case OPT_PROM:
+			o.fmt = c == OPT_JSON ? FMT_JSON : c == OPT_CSV ? FMT_CSV : FMT_PROM;
+			formats |= 1u << (c - OPT_JSON);
+			break;
+		case OPT_LENIENT:
+			o.lenient = true;
+			break;
+		case ':':
+			if (optopt > 0 && optopt < 128)
+				usage_error("option '-%c' needs a value", optopt);
+			usage_error("option '%s' needs a value", argv[optind - 1]);
+			break;
+		default:
+			if (optopt > 0 && optopt < 128)
+				usage_error("unknown option '-%c'", optopt);
+			usage_error("unknown option '%s'", argv[optind - 1]);
+			break;
+		}
+	}
+	if (formats & (formats - 1))
+		usage_error("--json, --csv and --prometheus exclude each other");
+	if (optind >= argc)
+		usage_error("no command given (top, group, snapshot, diff or watch)");
+	cmd = argv[optind++];
+	args = argc - optind;
+
+	if (!strcmp(cmd, "help")) {
+		print_help();
+		return 0;
+	}
+	if (strcmp(cmd, "diff") && args)
+		usage_error("%s takes no argument '%s'", cmd, argv[optind]);
+	if (o.fmt == FMT_PROM && (!strcmp(cmd, "diff") || !strcmp(cmd, "watch")))
+		usage_error("%s has no --prometheus output", cmd);
+
+	if (!strcmp(cmd, "top")) {
+		check_given(cmd, given, GIVEN_N | GIVEN_SORT);
+		ret = cmd_single(&o, do_top);
+	} else if (!strcmp(cmd, "group")) {
+		check_given(cmd, given, GIVEN_N | GIVEN_SORT | GIVEN_BY | GIVEN_DEPTH);
+		if (o.by == BY_NONE)
+			usage_error("group needs --by file, dir, module or func");
+		if (o.by != BY_DIR && (given & GIVEN_DEPTH))
+			usage_error("--depth goes with --by dir");
+		ret = cmd_single(&o, do_group);
+	} else if (!strcmp(cmd, "snapshot")) {
+		check_given(cmd, given, o.fmt == FMT_PROM ? GIVEN_N : 0);
+		ret = cmd_single(&o, do_snapshot);
+	} else if (!strcmp(cmd, "diff")) {
+		check_given(cmd, given, GIVEN_N);
+		if (args < 1 || args > 2)
+			usage_error("diff takes OLD and optionally NEW");
+		ret = cmd_diff(&o, argv[optind], args == 2 ? argv[optind + 1] : o.input);
+	} else if (!strcmp(cmd, "watch")) {
+		check_given(cmd, given, GIVEN_N | GIVEN_INTERVAL | GIVEN_COUNT);
+		ret = cmd_watch(&o);
+	} else {
+		usage_error("unknown command '%s'", cmd);
+		ret = 2;
+	}
+
+	if (fflush(stdout) || ferror(stdout)) {
+		errorf("write error: %s", strerror(errno));
+		ret = 1;
+	}
+	return ret;
+}
+
+#endif /* ALLOCINFO_FUZZ */
