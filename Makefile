@@ -6,9 +6,9 @@
 T := tools/testing/allocprof
 PKGS := linux-source-6.1 build-essential flex bison bc kmod cpio libelf-dev \
 	libssl-dev dwarves python3 rsync xz-utils qemu-system-x86 \
-	busybox-static ccache quilt git
+	busybox-static ccache quilt git clang libclang-rt-14-dev
 
-.PHONY: all deps tree refresh kernel demo check clean help series
+.PHONY: all deps tree refresh kernel demo check clean help series bisect-check
 
 all: help
 
@@ -42,6 +42,15 @@ demo: kernel
 
 check: tree
 	@$(T)/check.sh
+
+# The repository as a numbered patch series in build/series (split: series/).
+series: deps
+	@python3 $(T)/series.py
+
+# Build the profiling kernel after every patch of the series, in
+# build/bisect; BISECT_ARGS="-n 2" stops after the second patch.
+bisect-check: deps
+	@$(T)/bisect-check.sh $(BISECT_ARGS)
 
 clean:
 	rm -rf build

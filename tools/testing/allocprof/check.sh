@@ -20,9 +20,9 @@ sk() { S=$((S + 1)); note "SKIP: $*"; }
 # Count PASS/FAIL/SKIP lines from a log.
 tally() { # tally LOG LABEL
 	local p f s
-	p=$(grep -c '^PASS: ' "$1"); f=$(grep -c '^FAIL: ' "$1"); s=$(grep -c '^SKIP: ' "$1")
+	p=$(grep -ac '^PASS: ' "$1"); f=$(grep -ac '^FAIL: ' "$1"); s=$(grep -ac '^SKIP: ' "$1")
 	P=$((P + p)); F=$((F + f)); S=$((S + s))
-	grep '^FAIL: ' "$1" | sed "s/^/  [$2] /"
+	grep -a '^FAIL: ' "$1" | sed "s/^/  [$2] /"
 	note "$2: $p passed, $f failed, $s skipped"
 }
 
@@ -46,7 +46,7 @@ boot() { # boot KERNEL NAME SCRIPT APPEND [FILES...]
 	"$here/qemu-run.sh" "${args[@]}" >/dev/null 2>"$logs/boot-$name.err"
 	rc=$?
 	tally "$logs/boot-$name.log" "boot $name"
-	if [ $rc -ge 124 ] || ! grep -q '^\(PASS\|FAIL\|SKIP\): ' "$logs/boot-$name.log"; then
+	if [ $rc -ge 124 ] || ! grep -aq '^\(PASS\|FAIL\|SKIP\): ' "$logs/boot-$name.log"; then
 		cat "$logs/boot-$name.err"
 		tail -20 "$logs/boot-$name.log"
 		ko "boot $name finished (status $rc)"

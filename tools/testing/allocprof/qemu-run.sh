@@ -57,6 +57,7 @@ mount -t devtmpfs devtmpfs /dev 2>/dev/null
 
 mkdir -p /sys/kernel/debug && mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
 cd /data
+echo
 sh /test.sh
 echo "ALLOCPROF-GUEST-EXIT=$?"
 reboot -f
