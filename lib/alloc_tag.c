@@ -14,15 +14,21 @@
 #include <linux/alloc_tag.h>
 #include <linux/capability.h>
 #include <linux/init.h>
+#include <linux/memblock.h>
+#include <linux/minmax.h>
+#include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/percpu.h>
+#include <linux/pgalloc_tag.h>
+#include <linux/rcupdate.h>
 #include <linux/proc_fs.h>
 #include <linux/seq_buf.h>
 #include <linux/seq_file.h>
 #include <linux/spinlock.h>
 #include <linux/string.h>
 #include <linux/sysctl.h>
+#include <linux/vmalloc.h>
 
 DEFINE_STATIC_KEY_MAYBE(CONFIG_MEM_ALLOC_PROFILING_ENABLED_BY_DEFAULT,
 			mem_alloc_profiling_key);
@@ -249,6 +255,329 @@ void alloc_tag_metadata_failed(void)
 }
 
 /* ---------------------------------------------------------------------- */
+/* Tag indices: how pages refer to their tag                               */
+
+/*
+ * vmlinux tags are numbered 1..n by their place in the section; module tags
+ * get numbers after those when the module loads, kept in codetag.flags, and
+ * are found again through a table.  0 means "no tag".  Numbers are not
+ * reused, so a page can never name a tag that replaced its own.
+ */
+struct pgtag_mod_table {
+	struct rcu_head rcu;
+	u32 size;
+	struct alloc_tag *tags[];
+};
+
+static struct pgtag_mod_table __rcu *pgtag_mod_table;
+static u32 pgtag_mod_next;		/* next free slot in the table */
+static DEFINE_MUTEX(pgtag_mod_lock);
+
+static inline u32 nr_vmlinux_tags(void)
+{
+	return __stop_alloc_tags - __start_alloc_tags;
+}
+
+static u32 alloc_tag_to_index(struct alloc_tag *tag)
+{
+	if (tag >= __start_alloc_tags && tag < __stop_alloc_tags)
+		return tag - __start_alloc_tags + 1;
+	return tag->ct.flags;
+}
+
+static struct alloc_tag *alloc_tag_from_index(u32 idx)
+{
+	struct pgtag_mod_table *table;
+	struct alloc_tag *tag = NULL;
+
+	if (idx <= nr_vmlinux_tags())
+		return &__start_alloc_tags[idx - 1];
+	idx -= nr_vmlinux_tags() + 1;
+	rcu_read_lock();
+	table = rcu_dereference(pgtag_mod_table);
+	if (table && idx < table->size)
+		tag = READ_ONCE(table->tags[idx]);
+	rcu_read_unlock();
+	return tag;
+}
+
+/* Number the tags of a module being loaded. */
+static int pgtag_register_module(struct alloc_tag *tags, size_t n)
+{
+	struct pgtag_mod_table *table, *old;
+	size_t i;
+	int ret = 0;
+
+	mutex_lock(&pgtag_mod_lock);
+	old = rcu_dereference_protected(pgtag_mod_table,
+					lockdep_is_held(&pgtag_mod_lock));
+	if (pgtag_mod_next + n > U32_MAX - nr_vmlinux_tags() - 1) {
+		ret = -ENOSPC;
+		goto out;
+	}
+	if (!old || pgtag_mod_next + n > old->size) {
+		u32 size = max_t(u32, pgtag_mod_next + n,
+				 old ? 2 * old->size : 256);
+
+		table = kvzalloc(struct_size(table, tags, size), GFP_KERNEL);
+		if (!table) {
+			ret = -ENOMEM;
+			goto out;
+		}
+		table->size = size;
+		if (old)
+			memcpy(table->tags, old->tags,
+			       old->size * sizeof(old->tags[0]));
+		rcu_assign_pointer(pgtag_mod_table, table);
+		if (old)
+			kvfree_rcu(old, rcu);
+	} else {
+		table = old;
+	}
+	for (i = 0; i < n; i++) {
+		tags[i].ct.flags = nr_vmlinux_tags() + 1 + pgtag_mod_next + i;
+		WRITE_ONCE(table->tags[pgtag_mod_next + i], &tags[i]);
+	}
+	pgtag_mod_next += n;
+out:
+	mutex_unlock(&pgtag_mod_lock);
+	return ret;
+}
+
+/* Forget the numbers of a module's tags; no page refers to them any more. */
+static void pgtag_unregister_module(struct alloc_tag *tags, size_t n)
+{
+	struct pgtag_mod_table *table;
+	size_t i;
+
+	mutex_lock(&pgtag_mod_lock);
+	table = rcu_dereference_protected(pgtag_mod_table,
+					  lockdep_is_held(&pgtag_mod_lock));
+	for (i = 0; i < n; i++) {
+		u32 slot = tags[i].ct.flags - nr_vmlinux_tags() - 1;
+
+		if (tags[i].ct.flags && table && slot < table->size)
+			WRITE_ONCE(table->tags[slot], NULL);
+		tags[i].ct.flags = 0;
+	}
+	mutex_unlock(&pgtag_mod_lock);
+}
+
+/* ---------------------------------------------------------------------- */
+/* Page tags                                                               */
+
+/*
+ * Spare page->flags bits: those between the page flags proper and the
+ * fields mm packs downward from the top of the word (section, node, zone,
+ * last_cpupid, KASAN tag, LRU generation and references).  Nothing else
+ * uses them.  Fewer than PGTAG_MIN_WIDTH is not worth it: the per-page
+ * array is used instead.
+ */
+#define PGTAG_MIN_WIDTH		16
+/* LRU_REFS_WIDTH is a min(), not a constant expression: spell it out. */
+#define PGTAG_BELOW_LRU_GEN	((int)LRU_GEN_PGOFF - (int)NR_PAGEFLAGS)
+#define PGTAG_FLAGS_FREE	(PGTAG_BELOW_LRU_GEN > __LRU_REFS_WIDTH ?	\
+				 PGTAG_BELOW_LRU_GEN - __LRU_REFS_WIDTH : 0)
+#define PGTAG_FLAGS_WIDTH	(PGTAG_FLAGS_FREE < PGTAG_MIN_WIDTH ? 0 :	\
+				 PGTAG_FLAGS_FREE > 32 ? 32 : PGTAG_FLAGS_FREE)
+/* The field sits right above the page flags proper. */
+#define PGTAG_FLAGS_PGOFF	NR_PAGEFLAGS
+#define PGTAG_FLAGS_MASK	(PGTAG_FLAGS_WIDTH ?				\
+				 GENMASK(PGTAG_FLAGS_PGOFF + PGTAG_FLAGS_WIDTH - 1, \
+					 PGTAG_FLAGS_PGOFF) : 0UL)
+
+enum pgtag_mode {
+	PGTAG_NONE,		/* no storage (yet, or "never") */
+	PGTAG_FLAGS,		/* index in page->flags */
+	PGTAG_ARRAY,		/* index in pgtag_array[pfn] */
+};
+
+static enum pgtag_mode pgtag_mode __read_mostly =
+	PGTAG_FLAGS_WIDTH ? PGTAG_FLAGS : PGTAG_NONE;
+static u32 *pgtag_array __read_mostly;
+static unsigned long pgtag_array_pfns __read_mostly;
+static bool pgtag_force_array __initdata;
+
+static int __init pgtag_storage_param(char *arg)
+{
+	if (arg && !strcmp(arg, "array")) {
+		pgtag_force_array = true;
+		pgtag_mode = PGTAG_NONE;
+	} else if (!arg || strcmp(arg, "flags")) {
+		pr_err("mem_profiling_page_tags=%s is not 'flags' or 'array'; ignored\n",
+		       arg ?: "");
+	}
+	return 0;
+}
+early_param("mem_profiling_page_tags", pgtag_storage_param);
+
+static u32 pgtag_get(struct page *page)
+{
+	unsigned long pfn;
+
+	switch (pgtag_mode) {
+	case PGTAG_FLAGS:
+		return (READ_ONCE(page->flags) & PGTAG_FLAGS_MASK) >>
+		       PGTAG_FLAGS_PGOFF;
+	case PGTAG_ARRAY:
+		pfn = page_to_pfn(page);
+		return pfn < pgtag_array_pfns ? READ_ONCE(pgtag_array[pfn]) : 0;
+	default:
+		return 0;
+	}
+}
+
+/* Return false if @page cannot hold @idx. */
+static bool pgtag_set(struct page *page, u32 idx)
+{
+	unsigned long old, new, pfn;
+
+	switch (pgtag_mode) {
+	case PGTAG_FLAGS:
+		if (PGTAG_FLAGS_WIDTH < 32 && idx >= BIT(PGTAG_FLAGS_WIDTH))
+			return false;
+		/* Other bits of page->flags may change under us. */
+		old = READ_ONCE(page->flags);
+		do {
+			new = (old & ~PGTAG_FLAGS_MASK) |
+			      ((unsigned long)idx << PGTAG_FLAGS_PGOFF);
+		} while (!try_cmpxchg(&page->flags, &old, new));
+		return true;
+	case PGTAG_ARRAY:
+		pfn = page_to_pfn(page);
+		if (pfn >= pgtag_array_pfns)
+			return false;
+		WRITE_ONCE(pgtag_array[pfn], idx);
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* Out-of-line parts of the hooks in include/linux/pgalloc_tag.h. */
+void __pgalloc_tag_add(struct page *page, unsigned int nr)
+{
+	struct alloc_tag *tag = current->alloc_tag;
+	u32 idx;
+
+	if (!alloc_tag_is_real(tag) || pgtag_mode == PGTAG_NONE)
+		return;
+	idx = alloc_tag_to_index(tag);
+#ifdef CONFIG_MEM_ALLOC_PROFILING_DEBUG
+	WARN_ONCE(pgtag_get(page), "alloc_tag: page charged twice or tag not cleared on free\n");
+#endif
+	if (!idx || !pgtag_set(page, idx)) {
+		alloc_tag_metadata_failed();
+		return;
+	}
+	alloc_tag_counters_add(tag, (s64)nr << PAGE_SHIFT, 1);
+}
+
+void __pgalloc_tag_sub(struct page *page, unsigned int nr, bool calls)
+{
+	u32 idx = pgtag_get(page);
+	struct alloc_tag *tag;
+
+	if (!idx)
+		return;
+	if (calls)
+		pgtag_set(page, 0);
+	tag = alloc_tag_from_index(idx);
+	if (WARN_ONCE(!tag, "alloc_tag: page names unknown tag %u\n", idx))
+		return;
+	alloc_tag_counters_add(tag, -((s64)nr << PAGE_SHIFT), calls ? -1 : 0);
+}
+
+void __pgalloc_tag_split(struct page *page, unsigned int nr)
+{
+	u32 idx = pgtag_get(page);
+	struct alloc_tag *tag;
+	unsigned int i;
+
+	if (!idx)
+		return;
+	tag = alloc_tag_from_index(idx);
+	if (WARN_ONCE(!tag, "alloc_tag: page names unknown tag %u\n", idx))
+		return;
+	for (i = 1; i < nr; i++)
+		pgtag_set(nth_page(page, i), idx);
+	alloc_tag_counters_add(tag, 0, nr - 1);
+}
+
+void __pgalloc_tag_move(struct page *dst, struct page *src, unsigned int nr)
+{
+	u32 didx = pgtag_get(dst), sidx = pgtag_get(src);
+
+	if (didx)
+		__pgalloc_tag_sub(dst, nr, true);
+	if (!sidx)
+		return;
+	if (pgtag_set(dst, sidx))
+		pgtag_set(src, 0);
+}
+
+/* Choose where page tags live; say which and why. */
+static int __init pgtag_storage_init(void)
+{
+	size_t bytes;
+
+	if (mem_profiling_never) {
+		pgtag_mode = PGTAG_NONE;
+		pr_info("page tags: none, profiling disabled with 'never'\n");
+		return 0;
+	}
+	if (pgtag_mode == PGTAG_FLAGS) {
+		pr_info("page tags: %d spare bits of page->flags, no per-page memory\n",
+			PGTAG_FLAGS_WIDTH);
+		return 0;
+	}
+	pgtag_array_pfns = max_pfn;
+	bytes = array_size(pgtag_array_pfns, sizeof(*pgtag_array));
+	pgtag_array = vzalloc(bytes);
+	if (!pgtag_array) {
+		pgtag_array_pfns = 0;
+		pr_err("page tags: no memory for %zu bytes; pages are not profiled\n",
+		       bytes);
+		return 0;
+	}
+	pgtag_mode = PGTAG_ARRAY;
+	if (pgtag_force_array)
+		pr_info("page tags: %zu bytes, 4 per page frame (mem_profiling_page_tags=array)\n",
+			bytes);
+	else
+		pr_info("page tags: %zu bytes, 4 per page frame (only %d spare page->flags bits)\n",
+			bytes, PGTAG_FLAGS_FREE);
+	return 0;
+}
+early_initcall(pgtag_storage_init);
+
+/**
+ * alloc_tag_page_mode() - where page tags are kept
+ *
+ * Return: "flags", "array" or "none".
+ */
+const char *alloc_tag_page_mode(void)
+{
+	return pgtag_mode == PGTAG_FLAGS ? "flags" :
+	       pgtag_mode == PGTAG_ARRAY ? "array" : "none";
+}
+EXPORT_SYMBOL_GPL(alloc_tag_page_mode);
+
+/**
+ * alloc_tag_of_page() - the tag a page is charged to
+ * @page: the page (the first of its allocation, or of a split piece)
+ *
+ * Return: the tag, or NULL if the page is not charged.
+ */
+struct alloc_tag *alloc_tag_of_page(struct page *page)
+{
+	u32 idx = pgtag_get(page);
+
+	return idx ? alloc_tag_from_index(idx) : NULL;
+}
+EXPORT_SYMBOL_GPL(alloc_tag_of_page);
+
+/* ---------------------------------------------------------------------- */
 /* /proc/allocinfo                                                         */
 
 struct allocinfo_private {
@@ -356,6 +685,8 @@ static int alloc_tag_module_load(struct codetag_type *cttype,
 	struct alloc_tag *tags;
 	size_t i, n = range_tags(range, &tags);
 
+	int err;
+
 	for (i = 0; i < n; i++) {
 		tags[i].counters = alloc_percpu(struct alloc_tag_counters);
 		if (!tags[i].counters) {
@@ -365,7 +696,12 @@ static int alloc_tag_module_load(struct codetag_type *cttype,
 			return -ENOMEM;
 		}
 	}
-	return 0;
+	err = pgtag_register_module(tags, n);
+	if (err) {
+		pr_err("%s: cannot number %zu tags: %d\n", range->modname, n, err);
+		free_module_counters(tags, n);
+	}
+	return err;
 }
 
 static bool alloc_tag_module_unload(struct codetag_type *cttype,
@@ -387,6 +723,7 @@ static bool alloc_tag_module_unload(struct codetag_type *cttype,
 				range->modname, live.bytes, live.calls);
 		return true;
 	}
+	pgtag_unregister_module(tags, n);
 	free_module_counters(tags, n);
 	return false;
 }

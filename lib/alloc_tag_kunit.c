@@ -6,9 +6,14 @@
  */
 #include <kunit/test.h>
 #include <linux/alloc_tag.h>
+#include <linux/gfp.h>
+#include <linux/mm.h>
 #include <linux/module.h>
+#include <linux/pagemap.h>
+#include <linux/percpu.h>
 #include <linux/slab.h>
 #include <linux/string.h>
+#include <linux/vmalloc.h>
 
 #ifdef MODULE
 #define TEST_MODNAME	KBUILD_MODNAME
@@ -263,6 +268,170 @@ static void alloc_tag_test_noprof_helper(struct kunit *test)
 	expect_site(test, l1, 0, 0);
 }
 
+static void alloc_tag_test_pages(struct kunit *test)
+{
+	unsigned int l1, l2, l3, l4;
+	struct page *a, *b;
+	unsigned long c, d;
+
+	a = alloc_pages(GFP_KERNEL, 2); AT(l1);
+	b = alloc_pages_node(NUMA_NO_NODE, GFP_KERNEL, 0); AT(l2);
+	c = __get_free_pages(GFP_KERNEL, 1); AT(l3);
+	d = get_zeroed_page(GFP_KERNEL); AT(l4);
+	KUNIT_ASSERT_TRUE(test, a && b && c && d);
+	expect_site(test, l1, 4 * PAGE_SIZE, 1);
+	expect_site(test, l2, PAGE_SIZE, 1);
+	expect_site(test, l3, 2 * PAGE_SIZE, 1);
+	expect_site(test, l4, PAGE_SIZE, 1);
+	KUNIT_EXPECT_PTR_EQ(test, alloc_tag_of_page(a),
+			    alloc_tag_find(__FILE__, l1, TEST_MODNAME));
+	__free_pages(a, 2);
+	__free_page(b);
+	free_pages(c, 1);
+	free_page(d);
+	expect_site(test, l1, 0, 0);
+	expect_site(test, l2, 0, 0);
+	expect_site(test, l3, 0, 0);
+	expect_site(test, l4, 0, 0);
+	KUNIT_EXPECT_STRNEQ(test, alloc_tag_page_mode(), "none");
+}
+
+static void alloc_tag_test_folios(struct kunit *test)
+{
+	unsigned int l1, l2, l3, l4;
+	struct folio *a, *b, *c, *d;
+
+	a = folio_alloc(GFP_KERNEL, 1); AT(l1);
+	b = __folio_alloc(GFP_KERNEL, 0, numa_node_id(), NULL); AT(l2);
+	c = vma_alloc_folio(GFP_KERNEL, 0, NULL, 0, false); AT(l3);
+	d = filemap_alloc_folio(GFP_KERNEL, 0); AT(l4);
+	KUNIT_ASSERT_TRUE(test, a && b && c && d);
+	expect_site(test, l1, 2 * PAGE_SIZE, 1);
+	expect_site(test, l2, PAGE_SIZE, 1);
+	expect_site(test, l3, PAGE_SIZE, 1);
+	expect_site(test, l4, PAGE_SIZE, 1);
+	folio_put(a);
+	folio_put(b);
+	folio_put(c);
+	folio_put(d);
+	expect_site(test, l1, 0, 0);
+	expect_site(test, l2, 0, 0);
+	expect_site(test, l3, 0, 0);
+	expect_site(test, l4, 0, 0);
+}
+
+/* Splitting keeps bytes exact; each split page counts as one call. */
+static void alloc_tag_test_split(struct kunit *test)
+{
+	unsigned int l1, l2, l3;
+	struct page *page;
+	void *ex, *exn;
+	int i;
+
+	page = alloc_pages(GFP_KERNEL, 2); AT(l1);
+	KUNIT_ASSERT_NOT_NULL(test, page);
+	split_page(page, 2);
+	expect_site(test, l1, 4 * PAGE_SIZE, 4);
+	for (i = 0; i < 4; i++) {
+		__free_page(page + i);
+		expect_site(test, l1, (3 - i) * PAGE_SIZE, 3 - i);
+	}
+
+	/* 3 pages from an order-2 block: the fourth goes back at once. */
+	ex = alloc_pages_exact(3 * PAGE_SIZE, GFP_KERNEL); AT(l2);
+	exn = alloc_pages_exact_nid(numa_node_id(), 3 * PAGE_SIZE, GFP_KERNEL); AT(l3);
+	KUNIT_ASSERT_TRUE(test, ex && exn);
+	expect_site(test, l2, 3 * PAGE_SIZE, 3);
+	expect_site(test, l3, 3 * PAGE_SIZE, 3);
+	free_pages_exact(ex, 3 * PAGE_SIZE);
+	free_pages_exact(exn, 3 * PAGE_SIZE);
+	expect_site(test, l2, 0, 0);
+	expect_site(test, l3, 0, 0);
+}
+
+static void alloc_tag_test_bulk_and_large(struct kunit *test)
+{
+	struct page *pages[4] = { NULL };
+	unsigned int l1, l2;
+	unsigned long got;
+	void *big;
+	int i;
+
+	got = alloc_pages_bulk_array(GFP_KERNEL, 4, pages); AT(l1);
+	KUNIT_ASSERT_EQ(test, got, 4UL);
+	expect_site(test, l1, 4 * PAGE_SIZE, 4);
+	for (i = 0; i < 4; i++)
+		__free_page(pages[i]);
+	expect_site(test, l1, 0, 0);
+
+	/* Above KMALLOC_MAX_CACHE_SIZE kmalloc() takes whole pages. */
+	big = kmalloc(KMALLOC_MAX_CACHE_SIZE + 1, GFP_KERNEL); AT(l2);
+	KUNIT_ASSERT_NOT_NULL(test, big);
+	expect_site(test, l2, PAGE_SIZE << get_order(KMALLOC_MAX_CACHE_SIZE + 1), 1);
+	kfree(big);
+	expect_site(test, l2, 0, 0);
+}
+
+/* vmalloc: the pages and the bookkeeping land on the caller's line. */
+static void alloc_tag_test_vmalloc(struct kunit *test)
+{
+	unsigned int l[7];
+	void *p[7];
+	int i;
+
+	p[0] = vmalloc(3 * PAGE_SIZE + 1); AT(l[0]);
+	p[1] = vzalloc(PAGE_SIZE); AT(l[1]);
+	p[2] = vmalloc_node(2 * PAGE_SIZE, NUMA_NO_NODE); AT(l[2]);
+	p[3] = vzalloc_node(PAGE_SIZE, NUMA_NO_NODE); AT(l[3]);
+	p[4] = __vmalloc(PAGE_SIZE, GFP_KERNEL); AT(l[4]);
+	p[5] = vmalloc_user(PAGE_SIZE); AT(l[5]);
+	/* Too big for kmalloc: kvmalloc() falls back to vmalloc. */
+	p[6] = kvmalloc(8 << 20, GFP_KERNEL); AT(l[6]);
+	for (i = 0; i < 7; i++)
+		KUNIT_ASSERT_NOT_NULL(test, p[i]);
+	KUNIT_EXPECT_GE(test, site_now(test, l[0]).bytes, 4 * PAGE_SIZE);
+	KUNIT_EXPECT_GE(test, site_now(test, l[1]).bytes, PAGE_SIZE);
+	KUNIT_EXPECT_GE(test, site_now(test, l[2]).bytes, 2 * PAGE_SIZE);
+	KUNIT_EXPECT_GE(test, site_now(test, l[3]).bytes, PAGE_SIZE);
+	KUNIT_EXPECT_GE(test, site_now(test, l[4]).bytes, PAGE_SIZE);
+	KUNIT_EXPECT_GE(test, site_now(test, l[5]).bytes, PAGE_SIZE);
+	KUNIT_EXPECT_GE(test, site_now(test, l[6]).bytes, 8ULL << 20);
+	/* Pages plus at least the vm_struct. */
+	KUNIT_EXPECT_GE(test, site_now(test, l[0]).calls, 5ULL);
+	for (i = 0; i < 6; i++)
+		vfree(p[i]);
+	kvfree(p[6]);
+	for (i = 0; i < 7; i++)
+		expect_site(test, l[i], 0, 0);
+}
+
+/* percpu: size times the number of possible CPUs. */
+static void alloc_tag_test_percpu(struct kunit *test)
+{
+	struct big { char c[100]; };
+	u64 ncpus = num_possible_cpus();
+	unsigned int l1, l2, l3, l4;
+	void __percpu *a, *b, *c, *d;
+
+	a = alloc_percpu(u64); AT(l1);
+	b = alloc_percpu_gfp(struct big, GFP_KERNEL); AT(l2);
+	c = __alloc_percpu(64, 8); AT(l3);
+	d = __alloc_percpu_gfp(32, 8, GFP_KERNEL); AT(l4);
+	KUNIT_ASSERT_TRUE(test, a && b && c && d);
+	expect_site(test, l1, 8 * ncpus, 1);
+	expect_site(test, l2, 100 * ncpus, 1);
+	expect_site(test, l3, 64 * ncpus, 1);
+	expect_site(test, l4, 32 * ncpus, 1);
+	free_percpu(a);
+	free_percpu(b);
+	free_percpu(c);
+	free_percpu(d);
+	expect_site(test, l1, 0, 0);
+	expect_site(test, l2, 0, 0);
+	expect_site(test, l3, 0, 0);
+	expect_site(test, l4, 0, 0);
+}
+
 /*
  * Switching off: allocations are not charged, and freeing them later, with
  * profiling back on, decrements nothing.  Objects charged while on are
@@ -312,6 +481,12 @@ static struct kunit_case alloc_tag_test_cases[] = {
 	KUNIT_CASE(alloc_tag_test_helpers),
 	KUNIT_CASE(alloc_tag_test_kvasprintf),
 	KUNIT_CASE(alloc_tag_test_noprof_helper),
+	KUNIT_CASE(alloc_tag_test_pages),
+	KUNIT_CASE(alloc_tag_test_folios),
+	KUNIT_CASE(alloc_tag_test_split),
+	KUNIT_CASE(alloc_tag_test_bulk_and_large),
+	KUNIT_CASE(alloc_tag_test_vmalloc),
+	KUNIT_CASE(alloc_tag_test_percpu),
 	KUNIT_CASE(alloc_tag_test_switch),
 	{}
 };

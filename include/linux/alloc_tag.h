@@ -118,6 +118,9 @@ static __always_inline bool mem_alloc_profiling_free_enabled(void)
 struct alloc_tag_counters alloc_tag_read(struct alloc_tag *tag);
 void alloc_tag_metadata_failed(void);
 int mem_alloc_profiling_switch(bool on);
+struct page;
+const char *alloc_tag_page_mode(void);
+struct alloc_tag *alloc_tag_of_page(struct page *page);
 struct alloc_tag *alloc_tag_find(const char *file, unsigned int line,
 				 const char *modname);
 
@@ -200,6 +203,19 @@ static __always_inline void alloc_tag_uncharge(struct alloc_tag **ref,
 }
 
 /**
+ * alloc_tag_current_set() - is an allocation in progress charging a tag?
+ *
+ * Lets a function that serves both wrapped and unwrapped callers charge its
+ * bookkeeping to the wrapped caller, or to its own line otherwise.
+ *
+ * Return: true if profiling is on and the current task has a tag.
+ */
+static __always_inline bool alloc_tag_current_set(void)
+{
+	return mem_alloc_profiling_enabled() && current->alloc_tag;
+}
+
+/**
  * alloc_tag_save() - make @tag the current task's tag
  * @tag: the tag, or ALLOC_TAG_NONE
  *
@@ -262,6 +278,11 @@ static inline bool mem_alloc_profiling_enabled(void)
 }
 
 static inline bool mem_alloc_profiling_free_enabled(void)
+{
+	return false;
+}
+
+static inline bool alloc_tag_current_set(void)
 {
 	return false;
 }

@@ -23,6 +23,22 @@ sort -rn $F | head -5
 slab=$(sed 1,2d /tmp/a | grep -c 'mm/slab_common.c\|kernel/fork.c\|fs/')
 check "sites from several subsystems" [ "$slab" -gt 0 ]
 
+# Page tags: where they live, and pages agree with /proc/meminfo.
+dmesg | grep 'alloc_tag: page tags:'
+check "page tags kept in page->flags (no per-page memory)" \
+	sh -c "dmesg | grep -q 'alloc_tag: page tags: [0-9]* spare bits of page->flags'"
+# Every slab page comes from alloc_slab_page(); meminfo's Slab counts the
+# same pages.  Allow 5% + 64 KiB: both are read at slightly different times
+# and slabs can be allocated or freed in between.
+slab_kb=$(awk '/^Slab:/ {print $2}' /proc/meminfo)
+tag_kb=$(grep 'func:allocate_slab$\|func:alloc_slab_page$' $F | awk '{s += $1} END {printf "%d", s / 1024}')
+echo "meminfo Slab: $slab_kb kB, allocinfo slab pages: $tag_kb kB"
+diff_kb=$((slab_kb > tag_kb ? slab_kb - tag_kb : tag_kb - slab_kb))
+check "slab pages in allocinfo match meminfo Slab" [ "$diff_kb" -le $((slab_kb / 20 + 64)) ]
+used_kb=$(awk '/^MemTotal:/ {t=$2} /^MemFree:/ {f=$2} END {print t - f}' /proc/meminfo)
+pg_kb=$(grep 'func:alloc_slab_page$\|func:allocate_slab$' $F | awk '{s += $1} END {printf "%d", s / 1024}')
+check "charged slab pages fit in used memory" [ "$pg_kb" -le "$used_kb" ]
+
 # Reads of any size and seeks give the same text.
 check "1-byte reads give the same header" [ "$(dd if=$F bs=1 count=60 2>/dev/null)" = "$(head -c 60 $F)" ]
 check "lseek into the header" [ "$(dd if=$F bs=1 skip=12 count=10 2>/dev/null)" = "version: 1" ]

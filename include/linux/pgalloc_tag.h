@@ -1,0 +1,104 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Allocation tags for pages: which call site a page (or a higher-order block
+ * of pages) was charged to.
+ *
+ * A page remembers its tag as a small index, not a pointer: in spare bits of
+ * page->flags when the configuration leaves enough of them (no memory per
+ * page at all), otherwise in a 4-byte slot per page frame.  Only the first
+ * page of an allocation carries the index; splitting copies it to the other
+ * pages, migration moves it to the new page.
+ *
+ * The hooks are called by the page allocator; each is an inline test of a
+ * static key around an out-of-line function.
+ */
+#ifndef _LINUX_PGALLOC_TAG_H
+#define _LINUX_PGALLOC_TAG_H
+
+#include <linux/alloc_tag.h>
+
+struct page;
+
+#ifdef CONFIG_MEM_ALLOC_PROFILING
+
+void __pgalloc_tag_add(struct page *page, unsigned int nr);
+void __pgalloc_tag_sub(struct page *page, unsigned int nr, bool calls);
+void __pgalloc_tag_split(struct page *page, unsigned int nr);
+void __pgalloc_tag_move(struct page *dst, struct page *src, unsigned int nr);
+
+/**
+ * pgalloc_tag_add() - charge a new block of pages to the current tag
+ * @page: first page of the block
+ * @order: order of the block
+ */
+static inline void pgalloc_tag_add(struct page *page, unsigned int order)
+{
+	if (mem_alloc_profiling_enabled())
+		__pgalloc_tag_add(page, 1U << order);
+}
+
+/**
+ * pgalloc_tag_sub() - release the charge of a block of pages being freed
+ * @page: first page of the block
+ * @order: order of the block
+ */
+static inline void pgalloc_tag_sub(struct page *page, unsigned int order)
+{
+	if (mem_alloc_profiling_free_enabled())
+		__pgalloc_tag_sub(page, 1U << order, true);
+}
+
+/**
+ * pgalloc_tag_sub_tail() - release all but the first page of a block
+ * @page: first page of a non-compound block whose other pages are freed
+ *	now, while the first page stays allocated
+ * @order: order of the block
+ */
+static inline void pgalloc_tag_sub_tail(struct page *page, unsigned int order)
+{
+	if (order && mem_alloc_profiling_free_enabled())
+		__pgalloc_tag_sub(page, (1U << order) - 1, false);
+}
+
+/**
+ * pgalloc_tag_split() - a block becomes @nr separately freed pages
+ * @page: first page of the block
+ * @nr: number of pages in the block
+ *
+ * Each page gets the block's tag, and the tag one call per extra page, so
+ * that freeing the pages one by one brings bytes and calls back to zero.
+ */
+static inline void pgalloc_tag_split(struct page *page, unsigned int nr)
+{
+	if (nr > 1 && mem_alloc_profiling_free_enabled())
+		__pgalloc_tag_split(page, nr);
+}
+
+/**
+ * pgalloc_tag_move() - migration: the data of @src now lives in @dst
+ * @dst: first page of the new block
+ * @src: first page of the old block
+ * @nr: number of pages of each
+ *
+ * @dst takes over @src's tag (giving up what its own allocation charged);
+ * @src is left untagged, so freeing it releases nothing.
+ */
+static inline void pgalloc_tag_move(struct page *dst, struct page *src,
+				    unsigned int nr)
+{
+	if (mem_alloc_profiling_free_enabled())
+		__pgalloc_tag_move(dst, src, nr);
+}
+
+#else /* CONFIG_MEM_ALLOC_PROFILING */
+
+static inline void pgalloc_tag_add(struct page *page, unsigned int order) {}
+static inline void pgalloc_tag_sub(struct page *page, unsigned int order) {}
+static inline void pgalloc_tag_sub_tail(struct page *page, unsigned int order) {}
+static inline void pgalloc_tag_split(struct page *page, unsigned int nr) {}
+static inline void pgalloc_tag_move(struct page *dst, struct page *src,
+				    unsigned int nr) {}
+
+#endif /* CONFIG_MEM_ALLOC_PROFILING */
+
+#endif /* _LINUX_PGALLOC_TAG_H */
