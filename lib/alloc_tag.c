@@ -21,6 +21,7 @@
 #include <linux/mutex.h>
 #include <linux/percpu.h>
 #include <linux/pgalloc_tag.h>
+#include <linux/preempt.h>
 #include <linux/rcupdate.h>
 #include <linux/proc_fs.h>
 #include <linux/seq_buf.h>
@@ -655,6 +656,87 @@ static const struct seq_operations allocinfo_seq_op = {
 	.stop	= allocinfo_stop,
 	.show	= allocinfo_show,
 };
+
+/* ---------------------------------------------------------------------- */
+/* Memory reports (OOM, SysRq-m)                                           */
+
+#define SHOW_TOP_MAX	10
+
+struct show_top {
+	struct alloc_tag *tag;
+	const char *modname;
+	u64 bytes;
+	u64 calls;
+};
+
+static void show_top_consider(struct show_top *top, unsigned int n,
+			      struct alloc_tag *tag, const char *modname)
+{
+	struct alloc_tag_counters c = alloc_tag_read(tag);
+	unsigned int i;
+
+	if (!c.bytes || c.bytes <= top[n - 1].bytes)
+		return;
+	for (i = n - 1; i > 0 && top[i - 1].bytes < c.bytes; i--)
+		top[i] = top[i - 1];
+	top[i].tag = tag;
+	top[i].modname = modname;
+	top[i].bytes = c.bytes;
+	top[i].calls = c.calls;
+}
+
+static void show_top_print(struct show_top *top, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n && top[i].tag; i++) {
+		struct codetag *ct = &top[i].tag->ct;
+
+		pr_notice("%12llu %8llu %s:%u%s%s%s func:%s\n",
+			  top[i].bytes, top[i].calls, ct->filename, ct->lineno,
+			  top[i].modname ? " [" : "",
+			  top[i].modname ? top[i].modname : "",
+			  top[i].modname ? "]" : "", ct->function);
+	}
+}
+
+/**
+ * alloc_tag_show_mem() - print the call sites holding the most memory
+ *
+ * Part of the kernel's memory report (OOM, SysRq-m).  Allocates nothing and
+ * never sleeps: it reads the vmlinux tags directly, and the module tags
+ * only outside interrupts and if their lock is free right now.
+ */
+void alloc_tag_show_mem(void)
+{
+	struct show_top top[SHOW_TOP_MAX] = { };
+	struct alloc_tag *tag;
+	bool modules = false;
+
+	if (!mem_alloc_profiling_free_enabled() || !alloc_tag_cttype)
+		return;
+	for (tag = __start_alloc_tags; tag < __stop_alloc_tags; tag++)
+		show_top_consider(top, SHOW_TOP_MAX, tag, NULL);
+	if (!in_interrupt() && codetag_trylock_module_list(alloc_tag_cttype)) {
+		struct codetag_iterator iter = codetag_get_ct_iter(alloc_tag_cttype);
+		struct codetag *ct;
+
+		modules = true;
+		while ((ct = codetag_next_ct(&iter))) {
+			if (!iter.range->modname[0])
+				continue;
+			show_top_consider(top, SHOW_TOP_MAX,
+					  container_of(ct, struct alloc_tag, ct),
+					  iter.range->modname);
+		}
+	}
+	pr_notice("Memory allocations by call site (top %d%s):\n", SHOW_TOP_MAX,
+		  modules ? "" : ", modules not included");
+	pr_notice("%12s %8s %s\n", "bytes", "calls", "call site");
+	show_top_print(top, SHOW_TOP_MAX);
+	if (modules)
+		codetag_unlock_module_list(alloc_tag_cttype);
+}
 
 /* ---------------------------------------------------------------------- */
 /* Modules                                                                 */

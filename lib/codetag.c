@@ -193,6 +193,18 @@ void codetag_lock_module_list(struct codetag_type *cttype)
 }
 
 /**
+ * codetag_trylock_module_list() - codetag_lock_module_list() if free now
+ * @cttype: the type
+ *
+ * Context: any context that may not sleep, but not hard interrupts.
+ * Return: true if the lock was taken.
+ */
+bool codetag_trylock_module_list(struct codetag_type *cttype)
+{
+	return down_read_trylock(&cttype->lock);
+}
+
+/**
  * codetag_unlock_module_list() - release codetag_lock_module_list()
  * @cttype: the type
  */

@@ -118,6 +118,7 @@ static __always_inline bool mem_alloc_profiling_free_enabled(void)
 struct alloc_tag_counters alloc_tag_read(struct alloc_tag *tag);
 void alloc_tag_metadata_failed(void);
 int mem_alloc_profiling_switch(bool on);
+void alloc_tag_show_mem(void);
 struct page;
 const char *alloc_tag_page_mode(void);
 struct alloc_tag *alloc_tag_of_page(struct page *page);
@@ -285,6 +286,10 @@ static inline bool mem_alloc_profiling_free_enabled(void)
 static inline bool alloc_tag_current_set(void)
 {
 	return false;
+}
+
+static inline void alloc_tag_show_mem(void)
+{
 }
 
 /* Profiling's own metadata allocations use these unconditionally. */

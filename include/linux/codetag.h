@@ -116,6 +116,7 @@ void module_free_retained(struct module *mod);
 struct codetag_type *codetag_register_type(const struct codetag_type_desc *desc);
 void codetag_unregister_type(struct codetag_type *cttype);
 void codetag_lock_module_list(struct codetag_type *cttype);
+bool codetag_trylock_module_list(struct codetag_type *cttype);
 void codetag_unlock_module_list(struct codetag_type *cttype);
 struct codetag_iterator codetag_get_ct_iter(struct codetag_type *cttype);
 struct codetag *codetag_next_ct(struct codetag_iterator *iter);

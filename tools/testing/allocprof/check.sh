@@ -46,6 +46,13 @@ boot() { # boot KERNEL NAME SCRIPT APPEND [FILES...]
 	"$here/qemu-run.sh" "${args[@]}" >/dev/null 2>"$logs/boot-$name.err"
 	rc=$?
 	tally "$logs/boot-$name.log" "boot $name"
+	# Any splat on the console fails the run, with the splat printed.
+	if grep -aqE "$SPLAT" "$logs/boot-$name.log"; then
+		grep -aE -A12 "$SPLAT" "$logs/boot-$name.log" | head -40
+		ko "boot $name: console free of splats"
+	else
+		ok "boot $name: console free of splats"
+	fi
 	if [ $rc -ge 124 ] || ! grep -aq '^\(PASS\|FAIL\|SKIP\): ' "$logs/boot-$name.log"; then
 		cat "$logs/boot-$name.err"
 		tail -20 "$logs/boot-$name.log"
@@ -53,10 +60,16 @@ boot() { # boot KERNEL NAME SCRIPT APPEND [FILES...]
 	fi
 }
 
+# What counts as a splat on a guest console.
+SPLAT='WARNING:|BUG:|KASAN|Kernel panic|Oops|possible recursive locking|'\
+'inconsistent lock state|possible circular locking|suspicious RCU usage|'\
+'rcu_sched detected stalls|rcu: INFO|alloc_tag: .*(not cleared|charged twice|without a tag|unknown tag)'
+
 note "== build matrix"
 build kernel guest prof-on && have_on=1 || have_on=0
 build off guest prof-off && have_off=1 || have_off=0
 build debug guest debug && have_dbg=1 || have_dbg=0
+build sanitize guest debug sanitize && have_san=1 || have_san=0
 
 note "== KUnit (UML)"
 kunit_log=$logs/kunit-um.log
@@ -82,6 +95,7 @@ fi
 note "== external test module"
 mod=$B/testmod
 rm -rf "$mod" && mkdir -p "$mod" && cp "$here"/modules/* "$mod"/
+python3 "$here/modules/gen-many.py" 2000 >"$mod/allocprof_many.c"
 if [ $have_on = 1 ] && make -C "$B/kernel" M="$mod" modules >"$logs/testmod.log" 2>&1; then
 	ok "external module builds against build/kernel"
 	have_mod=1
@@ -91,12 +105,26 @@ else
 	have_mod=0
 fi
 
+if [ -x "$here/allocinfo/run-tests.sh" ]; then
+	note "== allocinfo tool"
+	"$here/allocinfo/run-tests.sh" "$B/allocinfo" >"$logs/allocinfo.log" 2>&1
+	tally "$logs/allocinfo.log" "allocinfo"
+fi
+
 note "== QEMU boot checks"
 K=$B/kernel/arch/x86/boot/bzImage
 if [ $have_on = 1 ]; then
 	boot "$K" allocinfo allocinfo.sh ""
 	if [ $have_mod = 1 ]; then
-		boot "$K" modules modules.sh "" "$mod/allocprof_test.ko"
+		boot "$K" modules modules.sh "" "$mod/allocprof_test.ko" \
+			"$mod/allocprof_holder.ko" "$mod/allocprof_many.ko"
+		if [ -x "$B/allocinfo/allocinfo-static" ]; then
+			boot "$K" allocinfo-tool allocinfo-tool.sh "" \
+				"$B/allocinfo/allocinfo-static" \
+				"$mod/allocprof_test.ko" "$mod/allocprof_holder.ko"
+		else
+			ko "boot allocinfo-tool (no static allocinfo binary)"
+		fi
 	else
 		sk "boot modules (no test module)"
 	fi
@@ -117,10 +145,16 @@ else
 	ko "boot check of the debug kernel (no kernel)"
 fi
 
-if [ -x "$here/allocinfo/run-tests.sh" ]; then
-	note "== allocinfo tool"
-	"$here/allocinfo/run-tests.sh" "$B/allocinfo" >"$logs/allocinfo.log" 2>&1
-	tally "$logs/allocinfo.log" "allocinfo"
+note "== sanitizer kernel (KASAN, lockdep, DEBUG_VM, atomic sleep, profiling debug)"
+if [ $have_san = 1 ]; then
+	S_K=$B/sanitize/arch/x86/boot/bzImage
+	boot "$S_K" san-kunit kunit-boot.sh ""
+	boot "$S_K" san-allocinfo allocinfo.sh ""
+	boot "$S_K" san-never never.sh "sysctl.vm.mem_profiling=never"
+	boot "$S_K" san-bootoff bootoff.sh "sysctl.vm.mem_profiling=0"
+	boot "$S_K" san-badparam badparam.sh "sysctl.vm.mem_profiling=bogus"
+else
+	ko "sanitizer boot checks (no kernel)"
 fi
 
 note "logs: $logs"

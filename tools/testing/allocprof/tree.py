@@ -222,6 +222,11 @@ def do_refresh():
                     updated += 1
                 continue
             if not (os.path.exists(repo) and filecmp.cmp(work, repo, False)):
+                if (os.path.exists(repo) and
+                        os.path.getmtime(repo) > os.path.getmtime(MANIFEST)):
+                    print("tree: %s changed in the repository since 'make "
+                          "tree'; not overwritten" % f)
+                    continue
                 os.makedirs(os.path.dirname(repo), exist_ok=True)
                 shutil.copy2(work, repo)
                 updated += 1
@@ -238,6 +243,11 @@ def do_refresh():
         text = "".join(unified(t) for t in sorted(files,
                        key=lambda t: (patch_order(p, t), t)))
         dst = os.path.join(TOP, p)
+        if (os.path.exists(dst) and
+                os.path.getmtime(dst) > os.path.getmtime(MANIFEST)):
+            print("tree: %s changed in the repository since 'make tree'; "
+                  "not overwritten" % p)
+            continue
         old = open(dst).read() if os.path.exists(dst) else None
         if not text:
             if old is not None:

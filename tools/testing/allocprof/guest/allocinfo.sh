@@ -39,6 +39,13 @@ used_kb=$(awk '/^MemTotal:/ {t=$2} /^MemFree:/ {f=$2} END {print t - f}' /proc/m
 pg_kb=$(grep 'func:alloc_slab_page$\|func:allocate_slab$' $F | awk '{s += $1} END {printf "%d", s / 1024}')
 check "charged slab pages fit in used memory" [ "$pg_kb" -le "$used_kb" ]
 
+# The memory report (SysRq-m, OOM) lists the top call sites.
+echo m > /proc/sysrq-trigger
+dmesg | sed -n '/Memory allocations by call site/,$p' | head -13 > /tmp/top
+cat /tmp/top
+check "SysRq-m report lists the top call sites" \
+	[ "$(grep -cE '\] +[0-9]+ +[0-9]+ [^ ]+:[0-9]+ .*func:' /tmp/top)" -ge 5 ]
+
 # Reads of any size and seeks give the same text.
 check "1-byte reads give the same header" [ "$(dd if=$F bs=1 count=60 2>/dev/null)" = "$(head -c 60 $F)" ]
 check "lseek into the header" [ "$(dd if=$F bs=1 skip=12 count=10 2>/dev/null)" = "version: 1" ]

@@ -1,10 +1,11 @@
 # SPDX-License-Identifier: GPL-2.0
-# Module tags: sites appear with [module], go away on unload, and survive an
-# unload while an allocation is still live.
+# Module tags: sites appear with [module], go away on unload, survive an
+# unload while an allocation is still live, are released when it is freed.
 . /data/lib.sh
 F=/proc/allocinfo
 M=allocprof_test
 
+insmod /data/allocprof_holder.ko || fail "insmod allocprof_holder"
 insmod /data/$M.ko || fail "insmod $M"
 set -- $(dmesg | sed -n "s/.*$M: sites \([0-9]*\) \([0-9]*\) \([0-9]*\)$/\1 \2 \3/p" | tail -1)
 l1=$1 l2=$2 l3=$3
@@ -19,13 +20,13 @@ check "module has tags listed with its name" [ "$n" -ge 3 ]
 rmmod $M || fail "rmmod $M"
 check "module tags gone after unload" [ "$(grep -c "\[$M\]" $F)" = 0 ]
 
-# Unload with a live allocation.
+# Unload with a live allocation, handed to allocprof_holder.
 insmod /data/$M.ko leak=1 || fail "insmod $M leak=1"
 set -- $(dmesg | sed -n "s/.*$M: sites \([0-9]*\) \([0-9]*\) \([0-9]*\)$/\1 \2 \3/p" | tail -1)
-l1=$1
+l1=$1 l2=$2
 rmmod $M || fail "rmmod $M leak=1"
 check "leaked site still listed after unload" [ "$(site $l1 | awk '{print $1, $2}')" = "128 1" ]
-check "freed sites of the unloaded module show 0" [ "$(site $2 | awk '{print $1, $2}')" = "0 0" ]
+check "freed sites of the unloaded module show 0" [ "$(site $l2 | awk '{print $1, $2}')" = "0 0" ]
 check "unload names the module and what is live" \
 	sh -c "dmesg | grep -q 'module $M unloaded with 128 bytes in 1 allocations still live'"
 # Load it again: a second, distinct set of sites.
@@ -34,4 +35,42 @@ check "reloaded module lists old and new sites" [ "$(site $l1 | wc -l)" = 2 ]
 rmmod $M
 check "after second unload only the leaked site holds memory" \
 	[ "$(grep "\[$M\]" $F | awk '$1 > 0' | wc -l)" = 1 ]
+# Free it from the other module: the count drops to zero, and the kept
+# module memory is released within the release interval (5 s).
+rmmod allocprof_holder || fail "rmmod allocprof_holder"
+check "free after unload decrements to zero" [ "$(site $l1 | awk '{print $1, $2}')" = "0 0" ]
+i=0
+while [ $i -lt 15 ] && ! dmesg | grep -q "$M: last tag reference gone"; do
+	sleep 1; i=$((i + 1))
+done
+check "kept module memory released once unreferenced" \
+	sh -c "dmesg | grep -q '$M: last tag reference gone, freeing its memory'"
+check "released module no longer listed" [ "$(grep -c "\[$M\]" $F)" = 0 ]
+
+# A module with 2,000 allocation sites.
+if insmod /data/allocprof_many.ko; then
+	pass "module with 2000 allocation sites loads"
+	check "its 2000 sites are listed" [ "$(grep -c '\[allocprof_many\]' $F)" = 2000 ]
+	rmmod allocprof_many
+	check "its sites are gone after unload" [ "$(grep -c '\[allocprof_many\]' $F)" = 0 ]
+else
+	fail "module with 2000 allocation sites loads"
+fi
+
+# Load and unload 50 times while another process reads the file.
+insmod /data/allocprof_holder.ko || fail "insmod allocprof_holder again"
+dmesg -c > /dev/null
+( while [ ! -e /tmp/stop ]; do cat $F > /dev/null; done ) &
+reader=$!
+ok=1
+i=0
+while [ $i -lt 50 ]; do
+	insmod /data/$M.ko || ok=0
+	rmmod $M || ok=0
+	i=$((i + 1))
+done
+touch /tmp/stop
+wait $reader
+check "50 load/unload cycles with a concurrent reader" [ $ok = 1 ]
+check "no warning during the cycles" sh -c "! dmesg | grep -qE 'WARNING:|BUG:|Call Trace'"
 exit $FAILED

@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Test module for the boot checks: allocates at known lines when loaded,
- * prints those lines, and frees on unload, except with leak=1, which keeps
- * one kmalloc(100) across rmmod.
+ * prints those lines, and frees on unload, except with leak=1, which hands
+ * one kmalloc(100) to allocprof_holder to be freed after this module is
+ * gone.
  */
 #include <linux/module.h>
 #include <linux/slab.h>
+
+void allocprof_holder_set(void *p);
 
 static bool leak;
 module_param(leak, bool, 0444);
@@ -32,7 +35,9 @@ static int __init allocprof_test_init(void)
 
 static void __exit allocprof_test_exit(void)
 {
-	if (!leak)
+	if (leak)
+		allocprof_holder_set(obj_kmalloc);
+	else
 		kfree(obj_kmalloc);
 	kfree(obj_kzalloc);
 	kfree(obj_str);
