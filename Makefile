@@ -6,7 +6,7 @@
 T := tools/testing/allocprof
 PKGS := linux-source-6.1 build-essential flex bison bc kmod cpio libelf-dev \
 	libssl-dev dwarves python3 rsync xz-utils qemu-system-x86 \
-	busybox-static ccache quilt git clang libclang-rt-14-dev
+	busybox-static ccache quilt git clang libclang-rt-14-dev python3-sphinx
 
 .PHONY: all deps tree refresh kernel demo check clean help series bisect-check
 
@@ -51,6 +51,12 @@ series: deps
 # build/bisect; BISECT_ARGS="-n 2" stops after the second patch.
 bisect-check: deps
 	@$(T)/bisect-check.sh $(BISECT_ARGS)
+
+# Timing and memory benchmark (by hand, not part of check); builds under
+# build/bench*/.  BENCH_ARGS="--rounds 5 --iterations 300000 --venues qemu,um"
+.PHONY: bench
+bench: deps
+	@python3 $(T)/bench/run.py $(BENCH_ARGS)
 
 clean:
 	rm -rf build

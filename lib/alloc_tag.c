@@ -891,8 +891,11 @@ static int __init alloc_tag_init(void)
 #ifdef CONFIG_SYSCTL
 	register_sysctl_init("vm", mem_profiling_table);
 #endif
-	pr_info("%zu allocation call sites, profiling %s\n",
+	pr_info("%zu allocation call sites (%zu bytes of tags, %zu of per-CPU counters), profiling %s\n",
 		codetag_type_count(cttype),
+		codetag_type_count(cttype) * sizeof(struct alloc_tag),
+		codetag_type_count(cttype) * sizeof(struct alloc_tag_counters) *
+		num_possible_cpus(),
 		mem_profiling_never ? "disabled permanently (never)" :
 		mem_alloc_profiling_enabled() ? "on" : "off");
 	return 0;

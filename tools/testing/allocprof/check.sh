@@ -157,6 +157,10 @@ else
 	ko "sanitizer boot checks (no kernel)"
 fi
 
+note "== patch series (git am, quilt, patch -p1, same tree, checkpatch, docs)"
+"$here/series-check.sh" >"$logs/series.log" 2>&1
+tally "$logs/series.log" "series"
+
 note "logs: $logs"
 echo "$P passed, $F failed, $S skipped"
 [ "$F" = 0 ]

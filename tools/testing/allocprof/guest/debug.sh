@@ -7,5 +7,5 @@ dmesg | grep -E 'alloc_tag: .*(not cleared|charged twice|without a tag|unknown t
 cat /tmp/w
 check "debug: no alloc_tag warnings during boot" [ ! -s /tmp/w ]
 check "debug: no WARNING splat" sh -c "! dmesg | grep -q 'WARNING:'"
-check "debug: profiling debug is active" sh -c "dmesg | grep -q 'allocation call sites, profiling on'"
+check "debug: profiling debug is active" sh -c "dmesg | grep -q 'allocation call sites.*profiling on'"
 exit $FAILED

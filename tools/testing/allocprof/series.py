@@ -1,0 +1,394 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Turn this repository into a numbered series of patches for review.
+
+  series.py [--out DIR] [--list]
+
+The split is defined by the files in series/ at the top of the repository,
+one per patch, taken in the order of their names.  Each starts with a
+header, ends it with a blank line, and continues with the changelog:
+
+  File: include/linux/codetag.h
+  File: lib/codetag.c
+  File: Kconfig.patch lib/Kconfig
+  Subject: codetag: find tags in an ELF section of vmlinux and modules
+
+  Why the patch is needed (the problem first), what it does, what it costs.
+
+"File: PATH" names a repository file: a new kernel file, or a ".patch" file,
+which then goes whole into this patch.  "File: X.patch TARGET..." takes only
+the named kernel files of a .patch file that edits several (Kconfig.patch).
+The order of the File lines is the order of the diffs in the patch.
+
+Every kernel file of the repository (every new file, and every file edited
+by a .patch file) must belong to exactly one patch: the script stops and
+names the file otherwise, so that a file added to the repository is not
+silently left out of the series.
+
+Patch k holds, for each kernel file assigned to it, the diff from the base
+tree to the file as the repository makes it: the tree after patch k is the
+base plus every file of patches 1..k.  The files are computed with tree.py's
+own code, so that the tree after the last patch is the tree "tree.py tree"
+makes.  The output in DIR (default build/series) is one mail per patch in
+"git format-patch" form and a quilt "series" file.
+"""
+
+import argparse
+import email.utils
+import hashlib
+import importlib.util
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+AUTHOR = "Allocation Profiling Maintainers <alloc-prof@example.invalid>"
+SUBJECT_MAX = 72
+BODY_MAX = 75
+
+
+def load_tree():
+    spec = importlib.util.spec_from_file_location(
+        "allocprof_tree", os.path.join(HERE, "tree.py"))
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+tree = load_tree()
+TOP = tree.TOP
+SERIES_DIR = os.path.join(TOP, "series")
+
+
+def die(msg):
+    sys.stderr.write("series: %s\n" % msg)
+    sys.exit(1)
+
+
+def is_tool_artifact(path):
+    """Files that tools leave behind and that are never kernel content."""
+    # checkpatch.pl caches CamelCase words in the current directory when
+    # that is the top of a git tree.
+    return "/" not in path and path.startswith(".checkpatch-camelcase.")
+
+
+class Patch:
+    def __init__(self, src):
+        self.src = src                  # series/NNNN-name.txt
+        self.name = os.path.splitext(os.path.basename(src))[0]
+        self.entries = []               # (repo file, [targets] or None)
+        self.subject = None
+        self.body = ""
+        self.files = []                 # kernel files, in order
+
+
+def parse_series_file(path):
+    p = Patch(os.path.relpath(path, TOP))
+    with open(path) as f:
+        lines = f.read().split("\n")
+    i = 0
+    while i < len(lines) and lines[i].strip():
+        line = lines[i]
+        i += 1
+        if line.startswith("#"):
+            continue
+        m = re.match(r"^([A-Za-z-]+):\s*(.*?)\s*$", line)
+        if not m:
+            die("%s:%d: expected 'File: ...' or 'Subject: ...'" % (p.src, i))
+        key, val = m.group(1).lower(), m.group(2)
+        if key == "file":
+            words = val.split()
+            if not words:
+                die("%s:%d: File: needs a repository path" % (p.src, i))
+            p.entries.append((words[0], words[1:] or None))
+        elif key == "subject":
+            if p.subject is not None:
+                die("%s:%d: a second Subject:" % (p.src, i))
+            p.subject = val
+        else:
+            die("%s:%d: unknown header '%s'" % (p.src, i, m.group(1)))
+    if not p.subject:
+        die("%s: no Subject:" % p.src)
+    if not re.match(r"^[\w./-]+(, ?[\w./-]+)*: \S", p.subject):
+        die("%s: subject '%s' is not 'subsystem: summary'" %
+            (p.src, p.subject))
+    if len(p.subject) > SUBJECT_MAX:
+        die("%s: subject is %d characters, keep it within %d" %
+            (p.src, len(p.subject), SUBJECT_MAX))
+    if not p.entries:
+        die("%s: no File: lines" % p.src)
+    body = "\n".join(lines[i:]).strip("\n")
+    if not body:
+        die("%s: no changelog after the header" % p.src)
+    for n, line in enumerate(body.split("\n")):
+        if len(line) > BODY_MAX and not re.match(r"^\s", line):
+            die("%s: changelog line '%s...' is longer than %d characters" %
+                (p.src, line[:30], BODY_MAX))
+    p.body = body
+    return p
+
+
+def read_series():
+    if not os.path.isdir(SERIES_DIR):
+        die("no %s directory" % SERIES_DIR)
+    names = sorted(n for n in os.listdir(SERIES_DIR)
+                   if n.endswith(".txt") and re.match(r"^\d{4}-", n))
+    if not names:
+        die("no series/NNNN-*.txt files")
+    return [parse_series_file(os.path.join(SERIES_DIR, n)) for n in names]
+
+
+def assign(patches):
+    """Map every kernel file to its patch; fail on gaps and duplicates."""
+    new, patch_files = tree.repo_files()
+    skipped = [f for f in new if is_tool_artifact(f)]
+    for f in skipped:
+        sys.stderr.write("series: warning: ignoring %s, a checkpatch cache "
+                         "file, not kernel content: remove it from the "
+                         "repository\n" % f)
+    new = [f for f in new if not is_tool_artifact(f)]
+    targets = {p: tree.patch_targets(p) for p in patch_files}
+    owner = {}          # kernel file -> Patch
+    origin = {}         # kernel file -> repository file
+
+    for p in patches:
+        for repo, wanted in p.entries:
+            if repo in targets:
+                if wanted is None:
+                    files = targets[repo]
+                else:
+                    for t in wanted:
+                        if t not in targets[repo]:
+                            die("%s: %s does not edit %s (it edits %s)" %
+                                (p.src, repo, t, " ".join(targets[repo])))
+                    files = wanted
+            elif repo in new:
+                if wanted:
+                    die("%s: %s is a new file, not a .patch file: no "
+                        "targets after it" % (p.src, repo))
+                files = [repo]
+            else:
+                die("%s: File: %s is not a kernel file of the repository" %
+                    (p.src, repo))
+            for f in files:
+                if f in owner:
+                    die("%s is assigned twice: in %s and in %s" %
+                        (f if f == repo else "%s (of %s)" % (f, repo),
+                         owner[f].src, p.src))
+                owner[f] = p
+                origin[f] = repo
+                p.files.append(f)
+
+    missing = []
+    for f in new:
+        if f not in owner:
+            missing.append(f)
+    for repo, ts in sorted(targets.items()):
+        for t in ts:
+            if t not in owner:
+                missing.append(repo if len(ts) == 1 else
+                               "%s (target %s)" % (repo, t))
+    if missing:
+        die("not assigned to any patch in series/: %s" % ", ".join(missing))
+    return new, targets, origin
+
+
+def blob_id(data):
+    return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
+
+
+def file_mode(path):
+    return "100755" if os.stat(path).st_mode & 0o111 else "100644"
+
+
+def file_diff(path, base, stage):
+    """A git-style diff of one kernel file, and its (added, removed) counts."""
+    old = os.path.join(base, path)
+    new = os.path.join(stage, path)
+    created = not os.path.exists(old)
+    with open(new, "rb") as f:
+        new_data = f.read()
+    old_data = b""
+    if not created:
+        with open(old, "rb") as f:
+            old_data = f.read()
+    if old_data == new_data:
+        die("%s: the repository leaves it as in the base tree" % path)
+    cmd = ["diff", "-up", "--label", "/dev/null" if created else "a/" + path,
+           "--label", "b/" + path, "/dev/null" if created else old, new]
+    r = subprocess.run(cmd, stdout=subprocess.PIPE)
+    if r.returncode != 1:
+        die("diff failed on %s" % path)
+    text = r.stdout.decode("utf-8", "surrogateescape")
+    added = removed = 0
+    for line in text.split("\n")[2:]:
+        if line.startswith("+"):
+            added += 1
+        elif line.startswith("-"):
+            removed += 1
+    head = "diff --git a/%s b/%s\n" % (path, path)
+    if created:
+        head += "new file mode %s\nindex %s..%s\n" % (
+            file_mode(new), "0" * 12, blob_id(new_data)[:12])
+    else:
+        om, nm = file_mode(old), file_mode(new)
+        if om != nm:
+            head += "old mode %s\nnew mode %s\n" % (om, nm)
+        head += "index %s..%s %s\n" % (blob_id(old_data)[:12],
+                                       blob_id(new_data)[:12], nm)
+    return head + text, added, removed, created
+
+
+def diffstat(stats):
+    """stats: [(path, added, removed, created, mode)] -> git-like diffstat."""
+    if not stats:
+        return ""
+    names = [s[0] for s in stats]
+    width = max(len(n) for n in names)
+    name_max = 50
+    shown = []
+    for n in names:
+        if len(n) > name_max:
+            n = "..." + n[-(name_max - 3):]
+        shown.append(n)
+    width = min(width, name_max)
+    most = max(a + r for _, a, r, _, _ in stats)
+    numw = len(str(most))
+    graph = max(80 - width - numw - 6, 10)
+    out = []
+    tot_a = tot_r = 0
+    for n, (path, a, r, _, _) in zip(shown, stats):
+        tot_a += a
+        tot_r += r
+        if most > graph:
+            pa = (a * graph + most - 1) // most if a else 0
+            pr = (r * graph + most - 1) // most if r else 0
+        else:
+            pa, pr = a, r
+        out.append(" %-*s | %*d %s%s" % (width, n, numw, a + r,
+                                          "+" * pa, "-" * pr))
+    nf = len(stats)
+    summary = " %d file%s changed" % (nf, "" if nf == 1 else "s")
+    if tot_a:
+        summary += ", %d insertion%s(+)" % (tot_a, "" if tot_a == 1 else "s")
+    if tot_r:
+        summary += ", %d deletion%s(-)" % (tot_r, "" if tot_r == 1 else "s")
+    out.append(summary)
+    for path, _, _, created, mode in stats:
+        if created:
+            out.append(" create mode %s %s" % (mode, path))
+    return "\n".join(out) + "\n"
+
+
+def series_date():
+    if os.environ.get("SOURCE_DATE_EPOCH"):
+        return email.utils.formatdate(int(os.environ["SOURCE_DATE_EPOCH"]))
+    r = subprocess.run(["git", "-C", TOP, "log", "-1", "--format=%aD"],
+                       stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                       universal_newlines=True)
+    if r.returncode == 0 and r.stdout.strip():
+        return r.stdout.strip()
+    return email.utils.formatdate(time.time())
+
+
+def git_version():
+    r = subprocess.run(["git", "--version"], stdout=subprocess.PIPE,
+                       stderr=subprocess.DEVNULL, universal_newlines=True)
+    m = re.search(r"(\d+\.\d+\S*)", r.stdout if r.returncode == 0 else "")
+    return m.group(1) if m else "series.py"
+
+
+def write_series(patches, out, stage):
+    base = tree.PRISTINE
+    total = len(patches)
+    numw = max(2, len(str(total)))
+    date = series_date()
+    version = git_version()
+    if os.path.isdir(out):
+        for n in os.listdir(out):
+            if n.endswith(".patch") or n == "series":
+                os.unlink(os.path.join(out, n))
+    os.makedirs(out, exist_ok=True)
+    written = []
+    for k, p in enumerate(patches, 1):
+        diffs, stats = [], []
+        for f in p.files:
+            text, a, r, created = file_diff(f, base, stage)
+            diffs.append(text)
+            stats.append((f, a, r, created,
+                          file_mode(os.path.join(stage, f))))
+        diff = "".join(diffs)
+        body = p.body
+        if "Signed-off-by: " + AUTHOR not in body:
+            body += "\n\nSigned-off-by: " + AUTHOR
+        commit = hashlib.sha1(("%s\n%s\n%s" % (p.subject, body, diff))
+                              .encode("utf-8", "surrogateescape")).hexdigest()
+        mail = ("From %s Mon Sep 17 00:00:00 2001\n"
+                "From: %s\n"
+                "Date: %s\n"
+                "Subject: [PATCH %0*d/%0*d] %s\n"
+                "\n"
+                "%s\n"
+                "---\n"
+                "%s\n"
+                "%s"
+                "-- \n"
+                "%s\n\n") % (commit, AUTHOR, date, numw, k, numw, total,
+                             p.subject, body, diffstat(stats), diff, version)
+        slug = re.sub(r"^\d+-", "", p.name)
+        fname = "%04d-%s.patch" % (k, slug)
+        with open(os.path.join(out, fname), "w", encoding="utf-8",
+                  errors="surrogateescape") as f:
+            f.write(mail)
+        written.append(fname)
+    with open(os.path.join(out, "series"), "w") as f:
+        f.write("".join(n + "\n" for n in written))
+    return written
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--out", default=os.path.join(tree.BUILD, "series"),
+                    help="output folder (default: build/series)")
+    ap.add_argument("--list", action="store_true",
+                    help="only check the split and list the files per patch")
+    ap.add_argument("--touched", action="store_true",
+                    help="print every kernel file that tree.py writes")
+    args = ap.parse_args()
+
+    if args.touched:
+        new, patch_files = tree.repo_files()
+        files = set(new)
+        for p in patch_files:
+            files.update(tree.patch_targets(p))
+        print("\n".join(sorted(files)))
+        return
+
+    patches = read_series()
+    assign(patches)
+    total = len(patches)
+    for k, p in enumerate(patches, 1):
+        print("%02d/%02d %s  (%s)" % (k, total, p.subject, p.src))
+        for f in p.files:
+            print("      %s" % f)
+    if args.list:
+        return
+
+    os.makedirs(tree.BUILD, exist_ok=True)
+    if not os.path.exists(os.path.join(tree.PRISTINE_PARENT, ".unpacked")):
+        tree.unpack()
+    stage, _, _, _ = tree.desired_tree()
+    try:
+        written = write_series(patches, os.path.abspath(args.out), stage)
+    finally:
+        shutil.rmtree(stage, ignore_errors=True)
+    print("series: %d patches in %s (quilt: %s)" %
+          (len(written), os.path.abspath(args.out),
+           os.path.join(os.path.abspath(args.out), "series")))
+
+
+if __name__ == "__main__":
+    main()
