@@ -396,6 +396,7 @@ enum pgtag_mode {
 static enum pgtag_mode pgtag_mode __read_mostly =
 	PGTAG_FLAGS_WIDTH ? PGTAG_FLAGS : PGTAG_NONE;
 static u32 *pgtag_array __read_mostly;
+static unsigned long pgtag_array_start __read_mostly;	/* first pfn */
 static unsigned long pgtag_array_pfns __read_mostly;
 static bool pgtag_force_array __initdata;
 
@@ -421,7 +422,7 @@ static u32 pgtag_get(struct page *page)
 		return (READ_ONCE(page->flags) & PGTAG_FLAGS_MASK) >>
 		       PGTAG_FLAGS_PGOFF;
 	case PGTAG_ARRAY:
-		pfn = page_to_pfn(page);
+		pfn = page_to_pfn(page) - pgtag_array_start;
 		return pfn < pgtag_array_pfns ? READ_ONCE(pgtag_array[pfn]) : 0;
 	default:
 		return 0;
@@ -445,7 +446,7 @@ static bool pgtag_set(struct page *page, u32 idx)
 		} while (!try_cmpxchg(&page->flags, &old, new));
 		return true;
 	case PGTAG_ARRAY:
-		pfn = page_to_pfn(page);
+		pfn = page_to_pfn(page) - pgtag_array_start;
 		if (pfn >= pgtag_array_pfns)
 			return false;
 		WRITE_ONCE(pgtag_array[pfn], idx);
@@ -520,6 +521,8 @@ void __pgalloc_tag_move(struct page *dst, struct page *src, unsigned int nr)
 /* Choose where page tags live; say which and why. */
 static int __init pgtag_storage_init(void)
 {
+	unsigned long end = 0;
+	struct zone *zone;
 	size_t bytes;
 
 	if (mem_profiling_never) {
@@ -532,7 +535,15 @@ static int __init pgtag_storage_init(void)
 			PGTAG_FLAGS_WIDTH);
 		return 0;
 	}
-	pgtag_array_pfns = max_pfn;
+	/* Cover every populated zone (memory added later is not covered). */
+	pgtag_array_start = ULONG_MAX;
+	for_each_populated_zone(zone) {
+		pgtag_array_start = min(pgtag_array_start, zone->zone_start_pfn);
+		end = max(end, zone_end_pfn(zone));
+	}
+	if (end <= pgtag_array_start)
+		return 0;
+	pgtag_array_pfns = end - pgtag_array_start;
 	bytes = array_size(pgtag_array_pfns, sizeof(*pgtag_array));
 	pgtag_array = vzalloc(bytes);
 	if (!pgtag_array) {

@@ -131,6 +131,7 @@ if [ $have_on = 1 ]; then
 	boot "$K" never never.sh "sysctl.vm.mem_profiling=never"
 	boot "$K" bootoff bootoff.sh "sysctl.vm.mem_profiling=0"
 	boot "$K" badparam badparam.sh "sysctl.vm.mem_profiling=bogus"
+	boot "$K" pagearray pagearray.sh "mem_profiling_page_tags=array"
 else
 	ko "boot checks of the profiling kernel (no kernel)"
 fi

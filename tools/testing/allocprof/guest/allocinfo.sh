@@ -44,7 +44,7 @@ echo m > /proc/sysrq-trigger
 dmesg | sed -n '/Memory allocations by call site/,$p' | head -13 > /tmp/top
 cat /tmp/top
 check "SysRq-m report lists the top call sites" \
-	[ "$(grep -cE '\] +[0-9]+ +[0-9]+ [^ ]+:[0-9]+ .*func:' /tmp/top)" -ge 5 ]
+	[ "$(grep -cE 'alloc_tag: +[0-9]+ +[0-9]+ [^ ]+:[0-9]+ .*func:' /tmp/top)" -ge 5 ]
 
 # Reads of any size and seeks give the same text.
 check "1-byte reads give the same header" [ "$(dd if=$F bs=1 count=60 2>/dev/null)" = "$(head -c 60 $F)" ]

@@ -1,0 +1,498 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Allocation profiling benchmark: build, boot, time, report.
+
+    run.py [--rounds N] [--iterations N] [--venues qemu,um] [--no-mainline]
+           [--src DIR] [--only PREFIXES] [--append] [--only-report]
+
+Builds from one source tree a baseline kernel (profiling compiled out) and a
+profiling kernel for each venue (QEMU TCG x86_64 with 1 vCPU; UML x86_64),
+optionally mainline 6.12 twice (compiled out / in) for QEMU, builds
+allocprof_bench.ko against each, and boots every configuration once per
+round, interleaved (A B C ... A B C ...).  Reports median and min-max per
+configuration and overhead versus the baseline of the same venue, plus the
+memory figures and per-hook instruction counts.  Everything goes under
+build/bench*/; the report is build/bench/report.md (raw: results.json).
+
+The source tree is build/bench/linux, made with tree.py and
+ALLOCPROF_BUILD=build/bench, unless --src names an existing patched tree.
+Everything runs under nice -n 19 with at most two make jobs.
+"""
+import argparse
+import json
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+TOP = os.path.abspath(os.path.join(HERE, "../../../.."))
+T = os.path.join(TOP, "tools/testing/allocprof")
+CONF = os.path.join(T, "configs")
+BENCH = os.path.join(TOP, "build/bench")
+OUT = os.path.join(BENCH, "out")
+ML = os.path.join(TOP, "build/bench-6.12")
+ML_TAR = "/usr/src/linux-source-6.12.tar.xz"
+NICE = ["nice", "-n", "19"]
+
+
+def log(msg):
+    sys.stderr.write("bench: %s\n" % msg)
+    sys.stderr.flush()
+
+
+def run(cmd, **kw):
+    log("$ " + " ".join(cmd))
+    subprocess.check_call(cmd, **kw)
+
+
+# --------------------------------------------------------------------------
+# Sources and builds
+
+
+def source_tree(args):
+    if args.src:
+        return os.path.abspath(args.src)
+    env = dict(os.environ, ALLOCPROF_BUILD=BENCH)
+    run(["python3", os.path.join(T, "tree.py"), "tree"], env=env)
+    return os.path.join(BENCH, "linux")
+
+
+def mainline_tree():
+    src = os.path.join(ML, "linux-source-6.12")
+    if os.path.exists(os.path.join(ML, ".unpacked")):
+        return src
+    if not os.path.exists(ML_TAR):
+        run(["apt-get", "install", "-y", "-qq", "linux-source-6.12"],
+            env=dict(os.environ, DEBIAN_FRONTEND="noninteractive"))
+    os.makedirs(ML, exist_ok=True)
+    run(NICE + ["tar", "-xf", ML_TAR, "-C", ML])
+    open(os.path.join(ML, ".unpacked"), "w").close()
+    return src
+
+
+def build_kernel(src, out, arch, frags, lax=False):
+    env = dict(os.environ, JOBS="2")
+    if lax:
+        env["BENCH_LAX"] = "1"
+    run([os.path.join(HERE, "build.sh"), src, out, arch] + frags, env=env)
+
+
+def build_module(kdir, arch, name):
+    """Build allocprof_bench.ko against kdir in its own folder."""
+    mdir = os.path.join(BENCH, "mod", name)
+    os.makedirs(mdir, exist_ok=True)
+    for f in ("allocprof_bench.c", "Makefile"):
+        shutil.copy(os.path.join(HERE, f), mdir)
+    run(NICE + ["make", "-s", "-C", kdir, "ARCH=" + arch, "M=" + mdir,
+                "-j2", "modules"])
+    return os.path.join(mdir, "allocprof_bench.ko")
+
+
+# --------------------------------------------------------------------------
+# Boots
+
+
+def parse(text):
+    res = {"mem": []}
+    for line in text.splitlines():
+        m = re.search(r"BENCH-RESULT kmalloc (\d+) pgalloc (\d+) iterations (\d+)",
+                      line)
+        if m:
+            res["kmalloc"] = int(m.group(1))
+            res["pgalloc"] = int(m.group(2))
+            res["iterations"] = int(m.group(3))
+        m = re.search(r"BENCH-STATE (.*)", line)
+        if m:
+            res["state"] = m.group(1).strip()
+        m = re.search(r"BENCH-MEM (.*)", line)
+        if m:
+            res["mem"].append(m.group(1).strip())
+    return res
+
+
+def host_tsc_khz():
+    """TCG's guest TSC runs at the host's TSC rate; the guest cannot
+    calibrate it (no HPET/PM timer in tinyconfig) and would fall back to
+    jiffies (4 ms resolution), so tell it the rate."""
+    with open("/proc/cpuinfo") as f:
+        for line in f:
+            if line.startswith("cpu MHz"):
+                return int(float(line.split(":")[1]) * 1000)
+    return 0
+
+
+def boot_qemu(kernel, ko, append, timeout=600, icount=False):
+    env = dict(os.environ)
+    if icount:
+        # icount/qemu-system-x86_64 adds -icount shift=0: the TSC then
+        # counts guest instructions (1 GHz), so 1 ns = 1 instruction.
+        env["PATH"] = os.path.join(HERE, "icount") + ":" + env["PATH"]
+        khz = 1000000
+    else:
+        khz = host_tsc_khz()
+    if khz:
+        append = "tsc_early_khz=%d tsc=reliable %s" % (khz, append)
+    cmd = NICE + [os.path.join(T, "qemu-run.sh"), "-k", kernel,
+                  "-s", os.path.join(HERE, "guest.sh"), "-f", ko,
+                  "-c", "1", "-m", "512", "-t", str(timeout), "-a", append]
+    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                       universal_newlines=True, env=env)
+    return p.returncode, p.stdout
+
+
+UML_INIT = """#!/bin/sh
+export PATH=/bin
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+sh /guest.sh
+echo "ALLOCPROF-GUEST-EXIT=$?"
+poweroff -f
+"""
+
+
+def uml_root():
+    root = os.path.join(BENCH, "umlroot")
+    if os.path.exists(os.path.join(root, "init")):
+        return root
+    busybox = shutil.which("busybox")
+    if not busybox:
+        sys.exit("bench: busybox-static missing")
+    for d in ("bin", "proc", "sys", "dev", "tmp", "data"):
+        os.makedirs(os.path.join(root, d), exist_ok=True)
+    shutil.copy(busybox, os.path.join(root, "bin/busybox"))
+    for a in subprocess.check_output([busybox, "--list"],
+                                     universal_newlines=True).split():
+        if a != "busybox":
+            p = os.path.join(root, "bin", a)
+            if not os.path.lexists(p):
+                os.symlink("busybox", p)
+    with open(os.path.join(root, "init"), "w") as f:
+        f.write(UML_INIT)
+    os.chmod(os.path.join(root, "init"), 0o755)
+    return root
+
+
+def boot_uml(linux, ko, append, timeout=600):
+    root = uml_root()
+    shutil.copy(os.path.join(HERE, "guest.sh"), os.path.join(root, "guest.sh"))
+    dst = os.path.join(root, "data", os.path.basename(os.path.dirname(ko)) + ".ko")
+    shutil.copy(ko, dst)
+    append = append + " bench_ko=/data/" + os.path.basename(dst)
+    cmd = NICE + ["timeout", "-k", "5", str(timeout), linux, "mem=256M",
+                  "root=/dev/root",
+                  "rootfstype=hostfs", "rootflags=" + root, "rw",
+                  "init=/init", "con0=fd:0,fd:1",
+                  "quiet", "loglevel=4"] + append.split()
+    p = subprocess.run(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                       stderr=subprocess.STDOUT, universal_newlines=True)
+    out = p.stdout.replace("\r", "")
+    m = re.findall(r"^ALLOCPROF-GUEST-EXIT=(\d+)$", out, re.M)
+    rc = int(m[-1]) if m else 125
+    return rc, out
+
+
+# --------------------------------------------------------------------------
+# Configurations
+
+
+def configs(venue, k, mainline):
+    """(name, kernel key, extra command line, description) per run."""
+    c = [
+        ("1 baseline", "off", "", "profiling compiled out"),
+        ("2 disabled", "on", "sysctl.vm.mem_profiling=0", "compiled in, booted =0"),
+        ("3 enabled", "on", "", "enabled by default (page tags: default)"),
+        ("3a enabled, array", "on", "mem_profiling_page_tags=array",
+         "enabled, mem_profiling_page_tags=array"),
+        ("4 runtime", "on", "sysctl.vm.mem_profiling=0 bench_rt=1",
+         "booted =0, echo 1 > vm.mem_profiling before insmod"),
+        ("5 baseline+acct", "off", "bench_acct=1", "(1) with account=1 in a memcg"),
+        ("6 disabled+acct", "on", "sysctl.vm.mem_profiling=0 bench_acct=1",
+         "(2) with account=1 in a memcg"),
+        ("7 enabled+acct", "on", "bench_acct=1", "(3) with account=1 in a memcg"),
+    ]
+    if mainline and venue in ("qemu", "icount"):
+        c += [
+            ("M1 6.12 baseline", "ml-off", "", "mainline 6.12, compiled out"),
+            ("M2 6.12 disabled", "ml-on", "sysctl.vm.mem_profiling=0",
+             "mainline 6.12, compiled in, booted =0"),
+            ("M3 6.12 enabled", "ml-on", "sysctl.vm.mem_profiling=1",
+             "mainline 6.12, booted =1"),
+        ]
+    return c
+
+
+# --------------------------------------------------------------------------
+# Static figures
+
+
+def size_of(vmlinux):
+    out = subprocess.check_output(["size", vmlinux], universal_newlines=True)
+    f = out.splitlines()[1].split()
+    return {"text": int(f[0]), "data": int(f[1]), "bss": int(f[2])}
+
+
+def section_size(vmlinux, name):
+    """Bytes of section name; in vmlinux the tags are bracketed by
+    __start_/__stop_ symbols inside .data, so fall back to those."""
+    out = subprocess.check_output(["objdump", "-h", vmlinux],
+                                  universal_newlines=True)
+    for line in out.splitlines():
+        f = line.split()
+        if len(f) > 2 and f[1] == name:
+            return int(f[2], 16)
+    syms = {}
+    for line in subprocess.check_output(["nm", vmlinux],
+                                        universal_newlines=True).splitlines():
+        f = line.split()
+        if len(f) == 3 and f[2] in ("__start_" + name, "__stop_" + name):
+            syms[f[2]] = int(f[0], 16)
+    if len(syms) == 2:
+        return syms["__stop_" + name] - syms["__start_" + name]
+    return None
+
+
+HOOK_FUNCS = [
+    "__kmalloc", "__kmalloc_noprof", "kmalloc_trace", "kmalloc_trace_noprof",
+    "kmem_cache_alloc", "kmem_cache_alloc_noprof", "kfree", "kmem_cache_free",
+    "__alloc_pages", "__alloc_pages_noprof", "free_unref_page", "__free_pages",
+    "__get_free_pages_noprof", "__get_free_pages", "free_pages",
+    "__pgalloc_tag_add", "__pgalloc_tag_sub", "__alloc_tagging_slab_alloc_hook",
+    "__alloc_tagging_slab_free_hook", "alloc_tagging_slab_alloc_hook",
+    "alloc_tagging_slab_free_hook", "alloc_slab_obj_exts", "pgalloc_tag_add",
+    "pgalloc_tag_sub",
+]
+
+
+def disassemble(vmlinux, wanted=HOOK_FUNCS):
+    """{function: [instruction lines]} for the functions of interest
+    (all functions if wanted is None)."""
+    out = subprocess.check_output(["objdump", "-d", "--no-show-raw-insn",
+                                   vmlinux], universal_newlines=True)
+    funcs, cur = {}, None
+    for line in out.splitlines():
+        m = re.match(r"^[0-9a-f]+ <([^>]+)>:$", line)
+        if m:
+            cur = m.group(1) if wanted is None or m.group(1) in wanted else None
+            if cur:
+                funcs[cur] = []
+            continue
+        if cur and re.match(r"^\s*[0-9a-f]+:\s", line):
+            funcs[cur].append(line.strip())
+    return funcs
+
+
+def hook_stats(vmlinux, wanted=HOOK_FUNCS):
+    res = {}
+    for name, insns in disassemble(vmlinux, wanted).items():
+        calls = sorted({re.sub(r".*<([^>+]+).*", r"\1", i)
+                        for i in insns if "call" in i and "<" in i})
+        res[name] = {"insns": len(insns), "calls": calls,
+                     "gs": sum(1 for i in insns if "%gs:" in i),
+                     "nops5": sum(1 for i in insns if re.search(
+                         r"\bnopl\s+0x0\(%rax,%rax,1\)$", i)),
+                     "jmp_static": sum(1 for i in insns if re.search(
+                         r"\bjmp\b", i))}
+    return res
+
+
+# --------------------------------------------------------------------------
+# Report
+
+
+def pct(v, base):
+    return 100.0 * (v - base) / base
+
+
+def summarise(results, venue, cfgs):
+    rows = []
+    base = {}
+    mlbase = {}
+    acctbase = {}
+    for name, _, _, desc in cfgs:
+        runs = [r for r in results if r["venue"] == venue and r["config"] == name
+                and "kmalloc" in r]
+        if not runs:
+            rows.append((name, desc, None))
+            continue
+        s = {}
+        for key in ("kmalloc", "pgalloc"):
+            vals = [r[key] / r["iterations"] for r in runs]
+            s[key] = (statistics.median(vals), min(vals), max(vals), len(vals))
+        if name.startswith("1 "):
+            base = s
+        if name.startswith("5 "):
+            acctbase = s
+        if name.startswith("M1"):
+            mlbase = s
+        rows.append((name, desc, s))
+    unit = "guest insns/op" if venue == "icount" else "ns/op"
+    lines = ["| configuration | kmalloc+kfree %s median (min-max) | vs base | "
+             "page alloc+free %s median (min-max) | vs base | n |" % (unit, unit),
+             "|---|---|---|---|---|---|"]
+    for name, desc, s in rows:
+        if s is None:
+            lines.append("| %s | not measured | | | | 0 |" % name)
+            continue
+        b = mlbase if name.startswith("M") else (
+            acctbase if "acct" in name else base)
+        cells = []
+        for key in ("kmalloc", "pgalloc"):
+            med, lo, hi, n = s[key]
+            cells.append("%.1f (%.1f-%.1f)" % (med, lo, hi))
+            cells.append("%+.1f%%" % pct(med, b[key][0]) if b else "")
+        lines.append("| %s | %s | %s | %s | %s | %d |" %
+                     ((name,) + tuple(cells) + (s["kmalloc"][3],)))
+    return "\n".join(lines)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--iterations", type=int, default=300000)
+    ap.add_argument("--venues", default="qemu,icount,um",
+                    help="qemu (TCG, host clock), icount (TCG -icount: "
+                    "guest instructions), um (UML)")
+    ap.add_argument("--icount-iterations", type=int, default=30000)
+    ap.add_argument("--no-mainline", action="store_true")
+    ap.add_argument("--src")
+    ap.add_argument("--only", help="comma-separated config name prefixes")
+    ap.add_argument("--only-report", action="store_true")
+    ap.add_argument("--append", action="store_true",
+                    help="add to build/bench/results.json instead of starting anew")
+    args = ap.parse_args()
+    venues = args.venues.split(",")
+    mainline = not args.no_mainline
+    os.makedirs(OUT, exist_ok=True)
+    rpath = os.path.join(BENCH, "results.json")
+
+    kernels = {}
+    if not args.only_report:
+        src = source_tree(args)
+        if "qemu" in venues or "icount" in venues:
+            for k, frag in (("off", "prof-off"), ("on", "prof-on")):
+                out = os.path.join(OUT, "q-" + k)
+                build_kernel(src, out, "x86_64",
+                             [os.path.join(CONF, "guest.config"),
+                              os.path.join(CONF, frag + ".config")])
+                kernels[("qemu", k)] = (os.path.join(out, "arch/x86/boot/bzImage"),
+                                        build_module(out, "x86_64", "q-" + k), out)
+            if mainline:
+                msrc = mainline_tree()
+                for k, frag in (("off", "prof-off"), ("on", "prof-on")):
+                    out = os.path.join(ML, "out-" + k)
+                    build_kernel(msrc, out, "x86_64",
+                                 [os.path.join(CONF, "guest.config"),
+                                  os.path.join(CONF, frag + ".config")], lax=True)
+                    kernels[("qemu", "ml-" + k)] = (
+                        os.path.join(out, "arch/x86/boot/bzImage"),
+                        build_module(out, "x86_64", "ml-" + k), out)
+        if "um" in venues:
+            for k, frag in (("off", "prof-off"), ("on", "prof-on")):
+                out = os.path.join(OUT, "um-" + k)
+                build_kernel(src, out, "um",
+                             [os.path.join(HERE, "configs/um.config"),
+                              os.path.join(CONF, frag + ".config")])
+                kernels[("um", k)] = (os.path.join(out, "linux"),
+                                      build_module(out, "um", "um-" + k), out)
+
+        results = []
+        if os.path.exists(rpath) and args.append:
+            results = json.load(open(rpath))
+        for rnd in range(args.rounds):
+            for venue in venues:
+                for name, k, extra, _ in configs(venue, k=None, mainline=mainline):
+                    if args.only and not any(name.startswith(p) for p in
+                                             args.only.split(",")):
+                        continue
+                    kv = "qemu" if venue == "icount" else venue
+                    if (kv, k) not in kernels:
+                        continue
+                    img, ko, _ = kernels[(kv, k)]
+                    iters = args.iterations
+                    if venue == "icount":
+                        iters = args.icount_iterations
+                    append = ("%s bench_iter=%d" % (extra, iters)).strip()
+                    t0 = time.time()
+                    if venue == "qemu":
+                        rc, text = boot_qemu(img, ko, append)
+                    elif venue == "icount":
+                        rc, text = boot_qemu(img, ko, append, icount=True)
+                    else:
+                        rc, text = boot_uml(img, ko, append)
+                    r = parse(text)
+                    r.update(venue=venue, config=name, round=rnd, rc=rc,
+                             wall=time.time() - t0)
+                    r.pop("mem")
+                    if rc != 0 or "kmalloc" not in r:
+                        r["error"] = text[-3000:]
+                        log("%s/%s round %d FAILED (rc %d)" % (venue, name, rnd, rc))
+                    else:
+                        log("%s/%s round %d: kmalloc %d pgalloc %d (%s)" % (
+                            venue, name, rnd, r["kmalloc"], r["pgalloc"],
+                            r.get("state")))
+                    results.append(r)
+                    json.dump(results, open(rpath, "w"), indent=1)
+
+        # Memory figures: one boot of each profiling kernel with bench_mem=1.
+        mpath = os.path.join(BENCH, "memory.json")
+        mem = json.load(open(mpath)) if os.path.exists(mpath) else {}
+        for venue in sorted({"qemu" if v == "icount" else v for v in venues}):
+            if (venue, "on") not in kernels:
+                continue
+            # Same image booted enabled and disabled: the difference in Slab
+            # is what profiling's slab vectors (and its other slab
+            # allocations) cost; the baseline kernel for comparison.
+            for tag, k, extra in (
+                    ("default", "on", ""),
+                    ("array", "on", "mem_profiling_page_tags=array"),
+                    ("disabled", "on", "sysctl.vm.mem_profiling=0"),
+                    ("baseline", "off", "")):
+                img, ko, out = kernels[(venue, k)]
+                append = "bench_mem=1 bench_iter=480 " + extra
+                rc, text = (boot_qemu if venue == "qemu" else boot_uml)(img, ko, append)
+                mem["%s/%s" % (venue, tag)] = parse(text)["mem"]
+            for k in ("off", "on"):
+                mem["%s/size-%s" % (venue, k)] = size_of(
+                    os.path.join(kernels[(venue, k)][2], "vmlinux"))
+            v = os.path.join(kernels[(venue, "on")][2], "vmlinux")
+            mem["%s/alloc_tags_section" % venue] = section_size(v, "alloc_tags")
+            for k in ("off", "on"):
+                mem["%s/module-%s" % (venue, k)] = hook_stats(
+                    kernels[(venue, k)][1], None)
+            mem["%s/hooks-on" % venue] = hook_stats(v)
+            mem["%s/hooks-off" % venue] = hook_stats(
+                os.path.join(kernels[(venue, "off")][2], "vmlinux"))
+            if venue == "qemu" and ("qemu", "ml-on") in kernels:
+                for k in ("off", "on"):
+                    mem["qemu/ml-size-%s" % k] = size_of(
+                        os.path.join(kernels[("qemu", "ml-" + k)][2], "vmlinux"))
+                mem["qemu/ml-alloc_tags_section"] = section_size(
+                    os.path.join(kernels[("qemu", "ml-on")][2], "vmlinux"),
+                    "alloc_tags")
+        json.dump(mem, open(mpath, "w"), indent=1)
+
+    results = json.load(open(rpath))
+    rep = ["# allocprof benchmark report", "",
+           "Per call = loop time / iterations (fastest of 3 timed passes per "
+           "boot); median and min-max over the rounds in results.json.  "
+           "\"vs base\": rows 2-4 against 1, rows 6-7 (account=1) against 5, "
+           "M2-M3 against M1; always from the same session.", ""]
+    for venue in venues:
+        title = {"qemu": "QEMU TCG x86_64, 1 vCPU, host clock (tsc)",
+                 "icount": "QEMU TCG x86_64, 1 vCPU, -icount shift=0 "
+                           "(1 ns = 1 guest instruction)",
+                 "um": "UML x86_64"}.get(venue, venue)
+        rep += ["## %s" % title, "", summarise(results, venue,
+                                              configs(venue, None, mainline)), ""]
+    txt = "\n".join(rep)
+    open(os.path.join(BENCH, "report.md"), "w").write(txt + "\n")
+    print(txt)
+
+
+if __name__ == "__main__":
+    main()
