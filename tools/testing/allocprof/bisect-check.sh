@@ -79,32 +79,20 @@ kconfig_defines() { # kconfig_defines SYMBOL: is it defined in the tree?
 }
 
 configure() { # configure LOG
-	make -s -C "$src" O="$out" ARCH="$arch" tinyconfig >>"$1" 2>&1 &&
-	"$src/scripts/kconfig/merge_config.sh" -m -O "$out" "$out/.config" \
-		"${frags[@]}" >>"$1" 2>&1 &&
-	make -s -C "$src" O="$out" ARCH="$arch" olddefconfig >>"$1" 2>&1 || return 1
-	local bad=0 f line want opt
-	for f in "${frags[@]}"; do
-		while IFS= read -r line; do
-			case $line in
-			CONFIG_*=*) want=$line ;;
-			"# CONFIG_"*" is not set") want=$line ;;
-			*) continue ;;
-			esac
-			opt=${want#\# }; opt=${opt%%[= ]*}
-			if [[ $want == "#"* ]]; then
-				grep -q "^$opt=" "$out/.config" || continue
-			else
-				grep -qx "$want" "$out/.config" && continue
-			fi
-			if kconfig_defines "${opt#CONFIG_}"; then
-				echo "  '$want' from $(basename "$f") did not stick"
-				bad=1
-			else
-				echo "  $opt is not defined yet at this patch"
-			fi
-		done <"$f"
-	done
+	local rc=0 bad=0 line want opt
+	"$here/configure-frags.sh" "$src" "$out" "$arch" "${frags[@]}" \
+		>"$out/.notstuck" 2>>"$1" || rc=$?
+	[ $rc != 2 ] || return 1
+	while IFS= read -r line; do
+		want=${line#*: }
+		opt=${want#\# }; opt=${opt%%[= ]*}
+		if kconfig_defines "${opt#CONFIG_}"; then
+			echo "  '$want' from ${line%%: *} did not stick"
+			bad=1
+		else
+			echo "  $opt is not defined yet at this patch"
+		fi
+	done <"$out/.notstuck"
 	return $bad
 }
 

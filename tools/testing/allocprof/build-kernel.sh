@@ -22,29 +22,12 @@ mkdir -p "$out"
 sum=$(cat "${frags[@]}" | sha1sum | cut -c1-16)-$arch
 if [ ! -f "$out/.config" ] || [ "$(cat "$out/.fragsum" 2>/dev/null)" != "$sum" ]; then
 	echo "build-kernel: configuring $name from tinyconfig + $*"
-	make -s -C "$src" O="$out" ARCH="$arch" tinyconfig >/dev/null
-	"$src/scripts/kconfig/merge_config.sh" -m -O "$out" "$out/.config" \
-		"${frags[@]}" >/dev/null
-	make -s -C "$src" O="$out" ARCH="$arch" olddefconfig >/dev/null
-	bad=0
-	for f in "${frags[@]}"; do
-		while IFS= read -r line; do
-			case $line in
-			CONFIG_*=*) want=$line ;;
-			"# CONFIG_"*" is not set") want=$line ;;
-			*) continue ;;
-			esac
-			opt=${want#\# }; opt=${opt%%[= ]*}
-			if [[ $want == "#"* ]]; then
-				grep -q "^$opt=" "$out/.config" || continue
-			else
-				grep -qx "$want" "$out/.config" && continue
-			fi
-			echo "build-kernel: $name: '$want' from $(basename "$f") did not stick" >&2
-			bad=1
-		done <"$f"
-	done
-	[ $bad = 0 ] || exit 1
+	if ! "$here/configure-frags.sh" "$src" "$out" "$arch" "${frags[@]}" \
+		>"$out/.notstuck"; then
+		sed "s/^/build-kernel: $name: did not stick: /" "$out/.notstuck" >&2
+		echo "build-kernel: $name: configuration failed" >&2
+		exit 1
+	fi
 	echo "$sum" >"$out/.fragsum"
 fi
 echo "build-kernel: building $name in $out"

@@ -18,28 +18,12 @@ mkdir -p "$out"
 sum=$( (cat "$@"; echo "$src $arch") | sha1sum | cut -c1-16)
 if [ ! -f "$out/.config" ] || [ "$(cat "$out/.fragsum" 2>/dev/null)" != "$sum" ]; then
 	echo "bench-build: configuring $out ($arch) from tinyconfig + $*"
-	mk tinyconfig >/dev/null
-	"$src/scripts/kconfig/merge_config.sh" -m -O "$out" "$out/.config" "$@" >/dev/null
-	mk olddefconfig >/dev/null
-	bad=0
-	for f in "$@"; do
-		while IFS= read -r line; do
-			case $line in
-			CONFIG_*=*) want=$line ;;
-			"# CONFIG_"*" is not set") want=$line ;;
-			*) continue ;;
-			esac
-			opt=${want#\# }; opt=${opt%%[= ]*}
-			if [[ $want == "#"* ]]; then
-				grep -q "^$opt=" "$out/.config" || continue
-			else
-				grep -qx "$want" "$out/.config" && continue
-			fi
-			echo "bench-build: $out: '$want' from $(basename "$f") did not stick" >&2
-			bad=1
-		done <"$f"
-	done
-	if [ $bad != 0 ] && [ -z "${BENCH_LAX:-}" ]; then exit 1; fi
+	rc=0
+	"$(dirname "$0")/../configure-frags.sh" "$src" "$out" "$arch" "$@" \
+		>"$out/.notstuck" || rc=$?
+	sed "s|^|bench-build: $out: did not stick: |" "$out/.notstuck" >&2
+	[ $rc != 2 ] || exit 1
+	if [ $rc != 0 ] && [ -z "${BENCH_LAX:-}" ]; then exit 1; fi
 	echo "$sum" >"$out/.fragsum"
 fi
 echo "bench-build: building $out"
