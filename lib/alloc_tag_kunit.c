@@ -6,6 +6,8 @@
  */
 #include <kunit/test.h>
 #include <linux/alloc_tag.h>
+#include <linux/memcontrol.h>
+#include <linux/migrate.h>
 #include <linux/gfp.h>
 #include <linux/mm.h>
 #include <linux/module.h>
@@ -320,6 +322,46 @@ static void alloc_tag_test_folios(struct kunit *test)
 	expect_site(test, l4, 0, 0);
 }
 
+/*
+ * Migration moves the charge with the data: the new page ends up charged to
+ * the old page's line (its own charge dropped) and the old page to nothing,
+ * so freeing the old page after migration decrements nothing.
+ */
+static void alloc_tag_test_migrate(struct kunit *test)
+{
+#ifdef CONFIG_MIGRATION
+	struct alloc_tag *tag;
+	struct folio *src, *dst;
+	unsigned int l1, l2;
+
+	/* Without a memcg charge mem_cgroup_migrate() would warn. */
+	if (!mem_cgroup_disabled())
+		kunit_skip(test, "boot with cgroup_disable=memory to run this");
+	src = folio_alloc(GFP_KERNEL, 0); AT(l1);
+	dst = folio_alloc(GFP_KERNEL, 0); AT(l2);
+	KUNIT_ASSERT_TRUE(test, src && dst);
+	expect_site(test, l1, PAGE_SIZE, 1);
+	expect_site(test, l2, PAGE_SIZE, 1);
+	folio_lock(src);
+	folio_lock(dst);
+	folio_migrate_flags(dst, src);
+	folio_unlock(dst);
+	folio_unlock(src);
+	tag = alloc_tag_find(__FILE__, l1, TEST_MODNAME);
+	KUNIT_EXPECT_PTR_EQ(test, alloc_tag_of_page(&dst->page), tag);
+	KUNIT_EXPECT_NULL(test, alloc_tag_of_page(&src->page));
+	expect_site(test, l1, PAGE_SIZE, 1);
+	expect_site(test, l2, 0, 0);
+	folio_put(src);
+	expect_site(test, l1, PAGE_SIZE, 1);
+	expect_site(test, l2, 0, 0);
+	folio_put(dst);
+	expect_site(test, l1, 0, 0);
+#else
+	kunit_skip(test, "CONFIG_MIGRATION is off");
+#endif
+}
+
 /* Splitting keeps bytes exact; each split page counts as one call. */
 static void alloc_tag_test_split(struct kunit *test)
 {
@@ -486,6 +528,7 @@ static struct kunit_case alloc_tag_test_cases[] = {
 	KUNIT_CASE(alloc_tag_test_noprof_helper),
 	KUNIT_CASE(alloc_tag_test_pages),
 	KUNIT_CASE(alloc_tag_test_folios),
+	KUNIT_CASE(alloc_tag_test_migrate),
 	KUNIT_CASE(alloc_tag_test_split),
 	KUNIT_CASE(alloc_tag_test_bulk_and_large),
 	KUNIT_CASE(alloc_tag_test_vmalloc),
