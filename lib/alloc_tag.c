@@ -244,16 +244,83 @@ static atomic_long_t alloc_tag_metadata_failures;
 
 /**
  * alloc_tag_metadata_failed() - profiling could not record an allocation
+ * @tag: the tag the allocation should have been charged to
  *
  * Called when the metadata needed to remember an object's tag could not be
- * allocated.  The object is still handed out, uncharged, so the counters
- * are now lower than reality; say so once.
+ * allocated.  The object is still handed out, uncharged, so @tag's counters
+ * are now lower than reality: mark it, so that /proc/allocinfo says
+ * "accurate:no" on its line, and say so in the log once.
+ *
+ * Context: any context.
  */
-void alloc_tag_metadata_failed(void)
+void alloc_tag_metadata_failed(struct alloc_tag *tag)
 {
+	unsigned int old;
+
+	if (alloc_tag_is_real(tag)) {
+		/* Module tags keep their index in the other bits. */
+		old = READ_ONCE(tag->ct.flags);
+		while (!(old & ALLOC_TAG_INACCURATE) &&
+		       !try_cmpxchg(&tag->ct.flags, &old,
+				    old | ALLOC_TAG_INACCURATE))
+			;
+	}
 	if (atomic_long_inc_return(&alloc_tag_metadata_failures) == 1)
-		pr_warn("no memory for tag metadata: counters are now lower than actual use\n");
+		pr_warn("no memory for tag metadata: allocations at %s:%u and any site marked accurate:no are undercounted\n",
+			alloc_tag_is_real(tag) ? tag->ct.filename : "?",
+			alloc_tag_is_real(tag) ? tag->ct.lineno : 0);
 }
+
+static atomic_long_t alloc_tag_meta[ALLOC_TAG_META_NR];
+
+/**
+ * alloc_tag_meta_add() - account memory that profiling uses for itself
+ * @kind: what the memory is for
+ * @bytes: bytes allocated (positive) or freed (negative)
+ *
+ * Context: any context.
+ */
+void alloc_tag_meta_add(enum alloc_tag_meta kind, long bytes)
+{
+	atomic_long_add(bytes, &alloc_tag_meta[kind]);
+}
+
+static size_t pgtag_array_bytes(void);
+
+#define ALLOC_TAG_META_FMT						\
+	"metadata: %llu bytes (%llu.%02llu%% of RAM): vmlinux tags %zu, "	\
+	"their per-CPU counters %zu, page tags %zu, "			\
+	"slab extension vectors %ld, per-CPU tag vectors %ld\n"
+
+/* What profiling's own data take now; for the boot log and show_mem(). */
+static void alloc_tag_print_metadata(bool notice)
+{
+	size_t ntags = __stop_alloc_tags - __start_alloc_tags;
+	size_t tags = ntags * sizeof(struct alloc_tag);
+	size_t cntrs = ntags * sizeof(struct alloc_tag_counters) *
+		       num_possible_cpus();
+	long slab = atomic_long_read(&alloc_tag_meta[ALLOC_TAG_META_SLAB]);
+	long pcpu = atomic_long_read(&alloc_tag_meta[ALLOC_TAG_META_PERCPU]);
+	size_t pages = pgtag_array_bytes();
+	u64 total = tags + cntrs + pages + max(slab, 0L) + max(pcpu, 0L);
+	u64 ram = (u64)totalram_pages() << PAGE_SHIFT;
+	u64 bp = ram ? div64_u64(total * 10000, ram) : 0;
+
+	if (notice)
+		pr_notice(ALLOC_TAG_META_FMT, total, bp / 100, bp % 100, tags,
+			  cntrs, pages, slab, pcpu);
+	else
+		pr_info(ALLOC_TAG_META_FMT, total, bp / 100, bp % 100, tags,
+			cntrs, pages, slab, pcpu);
+}
+
+static int __init alloc_tag_metadata_report(void)
+{
+	if (mem_alloc_profiling_free_enabled())
+		alloc_tag_print_metadata(false);
+	return 0;
+}
+late_initcall_sync(alloc_tag_metadata_report);
 
 /* ---------------------------------------------------------------------- */
 /* Tag indices: how pages refer to their tag                               */
@@ -283,7 +350,7 @@ static u32 alloc_tag_to_index(struct alloc_tag *tag)
 {
 	if (tag >= __start_alloc_tags && tag < __stop_alloc_tags)
 		return tag - __start_alloc_tags + 1;
-	return tag->ct.flags;
+	return tag->ct.flags & ~ALLOC_TAG_INACCURATE;
 }
 
 static struct alloc_tag *alloc_tag_from_index(u32 idx)
@@ -312,7 +379,8 @@ static int pgtag_register_module(struct alloc_tag *tags, size_t n)
 	mutex_lock(&pgtag_mod_lock);
 	old = rcu_dereference_protected(pgtag_mod_table,
 					lockdep_is_held(&pgtag_mod_lock));
-	if (pgtag_mod_next + n > U32_MAX - nr_vmlinux_tags() - 1) {
+	/* The top bit of codetag.flags is ALLOC_TAG_INACCURATE. */
+	if (pgtag_mod_next + n > ALLOC_TAG_INACCURATE - nr_vmlinux_tags() - 1) {
 		ret = -ENOSPC;
 		goto out;
 	}
@@ -355,9 +423,10 @@ static void pgtag_unregister_module(struct alloc_tag *tags, size_t n)
 	table = rcu_dereference_protected(pgtag_mod_table,
 					  lockdep_is_held(&pgtag_mod_lock));
 	for (i = 0; i < n; i++) {
-		u32 slot = tags[i].ct.flags - nr_vmlinux_tags() - 1;
+		u32 idx = tags[i].ct.flags & ~ALLOC_TAG_INACCURATE;
+		u32 slot = idx - nr_vmlinux_tags() - 1;
 
-		if (tags[i].ct.flags && table && slot < table->size)
+		if (idx && table && slot < table->size)
 			WRITE_ONCE(table->tags[slot], NULL);
 		tags[i].ct.flags = 0;
 	}
@@ -469,7 +538,7 @@ void __pgalloc_tag_add(struct page *page, unsigned int nr)
 	WARN_ONCE(pgtag_get(page), "alloc_tag: page charged twice or tag not cleared on free\n");
 #endif
 	if (!idx || !pgtag_set(page, idx)) {
-		alloc_tag_metadata_failed();
+		alloc_tag_metadata_failed(tag);
 		return;
 	}
 	alloc_tag_counters_add(tag, (s64)nr << PAGE_SHIFT, 1);
@@ -521,6 +590,7 @@ void __pgalloc_tag_move(struct page *dst, struct page *src, unsigned int nr)
 /* Choose where page tags live; say which and why. */
 static int __init pgtag_storage_init(void)
 {
+	struct alloc_tag *prev;
 	unsigned long end = 0;
 	struct zone *zone;
 	size_t bytes;
@@ -545,7 +615,10 @@ static int __init pgtag_storage_init(void)
 		return 0;
 	pgtag_array_pfns = end - pgtag_array_start;
 	bytes = array_size(pgtag_array_pfns, sizeof(*pgtag_array));
-	pgtag_array = vzalloc(bytes);
+	/* Profiling's own metadata: not charged to any tag. */
+	prev = alloc_tag_save(ALLOC_TAG_NONE);
+	pgtag_array = vzalloc_noprof(bytes);
+	alloc_tag_restore(prev);
 	if (!pgtag_array) {
 		pgtag_array_pfns = 0;
 		pr_err("page tags: no memory for %zu bytes; pages are not profiled\n",
@@ -562,6 +635,12 @@ static int __init pgtag_storage_init(void)
 	return 0;
 }
 early_initcall(pgtag_storage_init);
+
+static size_t pgtag_array_bytes(void)
+{
+	return pgtag_mode == PGTAG_ARRAY ?
+	       pgtag_array_pfns * sizeof(*pgtag_array) : 0;
+}
 
 /**
  * alloc_tag_page_mode() - where page tags are kept
@@ -656,6 +735,8 @@ static int allocinfo_show(struct seq_file *m, void *v)
 	seq_buf_init(&sb, buf, n);
 	seq_buf_printf(&sb, "%12llu %8llu ", c.bytes, c.calls);
 	codetag_to_text(&sb, v, priv->iter.range);
+	if (READ_ONCE(((struct codetag *)v)->flags) & ALLOC_TAG_INACCURATE)
+		seq_buf_puts(&sb, " accurate:no");
 	seq_buf_putc(&sb, '\n');
 	seq_commit(m, seq_buf_has_overflowed(&sb) ? -1 : seq_buf_used(&sb));
 	return 0;
@@ -747,6 +828,7 @@ void alloc_tag_show_mem(void)
 	show_top_print(top, SHOW_TOP_MAX);
 	if (modules)
 		codetag_unlock_module_list(alloc_tag_cttype);
+	alloc_tag_print_metadata(true);
 }
 
 /* ---------------------------------------------------------------------- */
@@ -777,7 +859,6 @@ static int alloc_tag_module_load(struct codetag_type *cttype,
 {
 	struct alloc_tag *tags;
 	size_t i, n = range_tags(range, &tags);
-
 	int err;
 
 	for (i = 0; i < n; i++) {

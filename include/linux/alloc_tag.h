@@ -30,6 +30,7 @@
 #ifndef _LINUX_ALLOC_TAG_H
 #define _LINUX_ALLOC_TAG_H
 
+#include <linux/bits.h>
 #include <linux/codetag.h>
 #include <linux/types.h>
 
@@ -57,6 +58,13 @@ struct alloc_tag {
 	struct alloc_tag_counters __percpu *counters;
 } __aligned(8);
 
+/* Memory profiling uses for itself, reported at boot and by show_mem(). */
+enum alloc_tag_meta {
+	ALLOC_TAG_META_SLAB,	/* slab object extension vectors */
+	ALLOC_TAG_META_PERCPU,	/* per-CPU chunk tag vectors */
+	ALLOC_TAG_META_NR
+};
+
 #ifdef CONFIG_MEM_ALLOC_PROFILING
 
 #include <linux/jump_label.h>
@@ -76,6 +84,13 @@ extern struct alloc_tag __stop_alloc_tags[];
  * while profiling was on but could not be charged.
  */
 #define ALLOC_TAG_NONE		((struct alloc_tag *)1UL)
+
+/*
+ * In codetag.flags: an allocation at this site could not be charged because
+ * profiling's own metadata could not be allocated; its counters are low.
+ * The other bits hold the page-tag index of module tags.
+ */
+#define ALLOC_TAG_INACCURATE	BIT(31)
 
 static inline bool alloc_tag_is_real(const struct alloc_tag *tag)
 {
@@ -116,7 +131,8 @@ static __always_inline bool mem_alloc_profiling_free_enabled(void)
 }
 
 struct alloc_tag_counters alloc_tag_read(struct alloc_tag *tag);
-void alloc_tag_metadata_failed(void);
+void alloc_tag_metadata_failed(struct alloc_tag *tag);
+void alloc_tag_meta_add(enum alloc_tag_meta kind, long bytes);
 int mem_alloc_profiling_switch(bool on);
 void alloc_tag_show_mem(void);
 struct page;
@@ -240,13 +256,17 @@ static __always_inline void alloc_tag_restore(struct alloc_tag *old)
 }
 
 /*
- * Run _do_alloc with _tag as the current task's tag.  Nothing is done while
- * profiling is off; the first test's result is reused so that a concurrent
- * switch of vm.mem_profiling cannot leave a saved tag unrestored.
+ * Run _do_alloc with _tag as the current task's tag.  Until profiling is
+ * first enabled nothing is done.  From then on the tag is set even while
+ * profiling is off: otherwise a nested allocation (a slab page under
+ * kmem_cache_alloc_bulk(), say) that starts while profiling is off and is
+ * charged after it was switched on would be charged to the outer call
+ * site.  The first test's result is reused so that a concurrent switch
+ * cannot leave a saved tag unrestored.
  */
 #define alloc_hooks_tag(_tag, _do_alloc)				\
 ({									\
-	bool _prof = mem_alloc_profiling_enabled();			\
+	bool _prof = mem_alloc_profiling_free_enabled();		\
 	struct alloc_tag *_old = NULL;					\
 	typeof(_do_alloc) _res;						\
 									\
@@ -289,6 +309,10 @@ static inline bool alloc_tag_current_set(void)
 }
 
 static inline void alloc_tag_show_mem(void)
+{
+}
+
+static inline void alloc_tag_meta_add(enum alloc_tag_meta kind, long bytes)
 {
 }
 

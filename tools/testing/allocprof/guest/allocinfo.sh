@@ -8,7 +8,7 @@ check "allocinfo mode 0400 root" [ "$(stat -c '%a %u' $F)" = "400 0" ]
 check "allocinfo header line 1" [ "$(sed -n 1p $F)" = "allocinfo - version: 1.0" ]
 check "allocinfo header line 2" [ "$(sed -n 2p $F)" = "#     <size>  <calls> <tag info>" ]
 cat $F > /tmp/a
-bad=$(sed 1,2d /tmp/a | grep -Ev '^ *[0-9]+ +[0-9]+ [^ ]+:[0-9]+( \[[^] ]+\])? func:[^ ]+$' | head -3)
+bad=$(sed 1,2d /tmp/a | grep -Ev '^ *[0-9]+ +[0-9]+ [^ ]+:[0-9]+( \[[^] ]+\])? func:[^ ]+( accurate:no)?$' | head -3)
 check "allocinfo every line matches the format" [ -z "$bad" ]
 [ -n "$bad" ] && echo "bad lines: $bad"
 fmt=$(sed 1,2d /tmp/a | awk 'length($1) < 12 && substr($0,13,1) != " " {print; exit}')
@@ -39,12 +39,19 @@ used_kb=$(awk '/^MemTotal:/ {t=$2} /^MemFree:/ {f=$2} END {print t - f}' /proc/m
 pg_kb=$(grep 'func:alloc_slab_page$\|func:allocate_slab$' $F | awk '{s += $1} END {printf "%d", s / 1024}')
 check "charged slab pages fit in used memory" [ "$pg_kb" -le "$used_kb" ]
 
+# What profiling's own data cost, reported at boot and in the memory report.
+dmesg | grep 'alloc_tag: metadata:'
+check "boot log reports profiling's metadata, slab extension vectors included" \
+	sh -c "dmesg | grep -qE 'alloc_tag: metadata: [0-9]+ bytes \(.*% of RAM\).*page tags 0, slab extension vectors [1-9][0-9]*, per-CPU tag vectors [1-9]'"
+
 # The memory report (SysRq-m, OOM) lists the top call sites.
 echo m > /proc/sysrq-trigger
 dmesg | sed -n '/Memory allocations by call site/,$p' | head -13 > /tmp/top
 cat /tmp/top
 check "SysRq-m report lists the top call sites" \
 	[ "$(grep -cE 'alloc_tag: +[0-9]+ +[0-9]+ [^ ]+:[0-9]+ .*func:' /tmp/top)" -ge 5 ]
+check "SysRq-m report gives profiling's metadata" \
+	[ "$(dmesg | grep -c 'alloc_tag: metadata:')" -ge 2 ]
 
 # Reads of any size and seeks give the same text.
 check "1-byte reads give the same header" [ "$(dd if=$F bs=1 count=60 2>/dev/null)" = "$(head -c 60 $F)" ]
