@@ -37,11 +37,11 @@ build() { # build NAME FRAGMENTS...
 	return 1
 }
 
-boot() { # boot KERNEL NAME SCRIPT APPEND [FILES...]
+boot() { # [CPUS=n] [TIMEOUT=s] boot KERNEL NAME SCRIPT APPEND [FILES...]
 	local kernel=$1 name=$2 script=$3 append=$4 rc
 	shift 4
 	local args=(-k "$kernel" -s "$here/guest/$script" -f "$here/guest/lib.sh"
-		-a "$append" -t 400 -l "$logs/boot-$name.log")
+		-a "$append" -t "${TIMEOUT:-400}" -c "${CPUS:-1}" -l "$logs/boot-$name.log")
 	for f in "$@"; do args+=(-f "$f"); done
 	"$here/qemu-run.sh" "${args[@]}" >/dev/null 2>"$logs/boot-$name.err"
 	rc=$?
@@ -92,18 +92,31 @@ else
 	ko "kunit.py produced no result (status $krc)"
 fi
 
-note "== external test module"
-mod=$B/testmod
-rm -rf "$mod" && mkdir -p "$mod" && cp "$here"/modules/* "$mod"/
-python3 "$here/modules/gen-many.py" 2000 >"$mod/allocprof_many.c"
-if [ $have_on = 1 ] && make -C "$B/kernel" M="$mod" modules >"$logs/testmod.log" 2>&1; then
-	ok "external module builds against build/kernel"
-	have_mod=1
-else
-	tail -20 "$logs/testmod.log" 2>/dev/null
-	ko "external module builds against build/kernel"
-	have_mod=0
-fi
+note "== external test modules"
+# Built against each kernel that boots them: build/testmod-NAME.
+modules() { # modules NAME
+	local mod=$B/testmod-$1
+	rm -rf "$mod" && mkdir -p "$mod" && cp "$here"/modules/* "$mod"/
+	python3 "$here/modules/gen-many.py" 2000 >"$mod/allocprof_many.c"
+	if make -C "$B/$1" M="$mod" modules >"$logs/testmod-$1.log" 2>&1; then
+		ok "external test modules build against build/$1"
+		return 0
+	fi
+	tail -20 "$logs/testmod-$1.log"
+	ko "external test modules build against build/$1"
+	return 1
+}
+have_mod=0 have_mod_dbg=0 have_mod_san=0
+[ $have_on = 1 ] && modules kernel && have_mod=1
+[ $have_dbg = 1 ] && modules debug && have_mod_dbg=1
+[ $have_san = 1 ] && modules sanitize && have_mod_san=1
+mod=$B/testmod-kernel
+mods() { # the .ko files booted by the module and stress checks
+	local d=$B/testmod-$1
+	echo "$d/allocprof_test.ko $d/allocprof_holder.ko $d/allocprof_many.ko $d/allocprof_stress.ko"
+}
+# Marker file: stress.sh injects faults when /data/stress-fault exists.
+echo 1 >"$B/stress-fault"
 
 if [ -x "$here/allocinfo/run-tests.sh" ]; then
 	note "== allocinfo tool"
@@ -116,8 +129,10 @@ K=$B/kernel/arch/x86/boot/bzImage
 if [ $have_on = 1 ]; then
 	boot "$K" allocinfo allocinfo.sh ""
 	if [ $have_mod = 1 ]; then
-		boot "$K" modules modules.sh "" "$mod/allocprof_test.ko" \
-			"$mod/allocprof_holder.ko" "$mod/allocprof_many.ko"
+		# shellcheck disable=SC2046
+		boot "$K" modules modules.sh "" $(mods kernel)
+		# shellcheck disable=SC2046
+		CPUS=2 boot "$K" stress stress.sh "" $(mods kernel)
 		if [ -x "$B/allocinfo/allocinfo-static" ]; then
 			boot "$K" allocinfo-tool allocinfo-tool.sh "" \
 				"$B/allocinfo/allocinfo-static" \
@@ -142,6 +157,13 @@ else
 fi
 if [ $have_dbg = 1 ]; then
 	boot "$B/debug/arch/x86/boot/bzImage" debug debug.sh ""
+	if [ $have_mod_dbg = 1 ]; then
+		# shellcheck disable=SC2046
+		CPUS=2 boot "$B/debug/arch/x86/boot/bzImage" stress-fault \
+			stress.sh "" $(mods debug) "$B/stress-fault"
+	else
+		ko "fault-injection stress (no modules for the debug kernel)"
+	fi
 else
 	ko "boot check of the debug kernel (no kernel)"
 fi
@@ -149,8 +171,21 @@ fi
 note "== sanitizer kernel (KASAN, lockdep, DEBUG_VM, atomic sleep, profiling debug)"
 if [ $have_san = 1 ]; then
 	S_K=$B/sanitize/arch/x86/boot/bzImage
-	boot "$S_K" san-kunit kunit-boot.sh ""
+	# memcg off lets the migration case run (see alloc_tag_test_migrate).
+	boot "$S_K" san-kunit kunit-boot.sh "cgroup_disable=memory"
 	boot "$S_K" san-allocinfo allocinfo.sh ""
+	if [ $have_mod_san = 1 ]; then
+		# shellcheck disable=SC2046
+		boot "$S_K" san-modules modules.sh "" $(mods sanitize)
+		# shellcheck disable=SC2046
+		CPUS=2 TIMEOUT=1200 boot "$S_K" san-stress stress.sh "" $(mods sanitize)
+		# shellcheck disable=SC2046
+		CPUS=2 TIMEOUT=1200 boot "$S_K" san-stress-fault stress.sh "" $(mods sanitize) \
+			"$B/stress-fault"
+	else
+		ko "sanitizer module and stress checks (no modules)"
+	fi
+	boot "$S_K" san-pagearray pagearray.sh "mem_profiling_page_tags=array"
 	boot "$S_K" san-never never.sh "sysctl.vm.mem_profiling=never"
 	boot "$S_K" san-bootoff bootoff.sh "sysctl.vm.mem_profiling=0"
 	boot "$S_K" san-badparam badparam.sh "sysctl.vm.mem_profiling=bogus"

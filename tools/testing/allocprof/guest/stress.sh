@@ -1,0 +1,219 @@
+# SPDX-License-Identifier: GPL-2.0
+# Reliability: allocprof_stress runs a thread on every CPU allocating and
+# freeing through slab, pages, bulk, vmalloc and percpu at fixed sites.
+#   Run 1: vm.mem_profiling flipped 0/1 all the time, /proc/allocinfo read
+#          in a loop, allocprof_test loaded and unloaded in a loop.  No
+#          counter may go negative; everything freed -> the sites show 0 0.
+#   Run 2: profiling on throughout (same readers and module churn): the
+#          sites show exactly what is held, 0 0 after release, and the rest
+#          of the system's totals do not drift.
+# With /data/stress-fault present, failslab and fail_page_alloc fail the
+# stress threads' allocations (task-filter) at 10%: failed allocations are
+# not charged, counts stay exact, and sites whose metadata allocation failed
+# say accurate:no and may only be low.
+. /data/lib.sh
+F=/proc/allocinfo
+M=allocprof_stress
+SYS=/proc/sys/vm/mem_profiling
+SECS=${STRESS_SECONDS:-8}
+fault=0
+[ -e /data/stress-fault ] && fault=1
+modargs="seconds=$SECS"
+
+# allocprof_test needs allocprof_holder's symbol.
+insmod /data/allocprof_holder.ko || fail "insmod allocprof_holder"
+ncpu=$(grep -c ^processor /proc/cpuinfo)
+check "stress guest has at least 2 CPUs ($ncpu)" [ "$ncpu" -ge 2 ]
+
+if [ $fault = 1 ]; then
+	D=/sys/kernel/debug
+	ok=1
+	for a in failslab fail_page_alloc; do
+		for kv in probability=10 interval=1 times=-1 verbose=0 \
+			task-filter=Y ignore-gfp-wait=N; do
+			echo "${kv#*=}" > $D/$a/"${kv%%=*}" || ok=0
+		done
+	done
+	echo N > $D/fail_page_alloc/ignore-gfp-highmem || ok=0
+	echo 0 > $D/fail_page_alloc/min-order || ok=0
+	check "fault injection set up (failslab, fail_page_alloc at 10%)" [ $ok = 1 ]
+	modargs="$modargs fail=1"
+fi
+
+# No counter negative or wrapped: a u64 that went below zero prints with 20
+# digits; nothing in a small guest comes near 10^15.
+no_wrap() {
+	cat $F > /tmp/nw
+	! sed 1,2d /tmp/nw | awk 'length($1) > 15 || length($2) > 15 {print; bad=1} END {exit !bad}'
+}
+
+# Bytes of every site outside the test modules.
+others() {
+	sed 1,2d $F | grep -v '\[allocprof_' | awk '{s += $1} END {printf "%d", s}'
+}
+
+# Start the stress module in the background, wait for its threads.
+start_stress() {
+	dmesg -c >> /tmp/klog
+	insmod /data/$M.ko $modargs &
+	stress_pid=$!
+	i=0
+	while [ $i -lt 600 ] && ! dmesg | grep -q "$M: .* threads started"; do
+		sleep 0.1; i=$((i + 1))
+	done
+}
+
+# Readers and module churn until /tmp/stop appears.
+start_background() {
+	rm -f /tmp/stop /tmp/errs /tmp/reads /tmp/loads
+	( n=0; while [ ! -e /tmp/stop ]; do
+		cat $F > /dev/null || echo "read failed" >> /tmp/errs
+		n=$((n + 1)); done; echo $n > /tmp/reads ) &
+	bg1=$!
+	( n=0; while [ ! -e /tmp/stop ]; do
+		insmod /data/allocprof_test.ko || echo "insmod failed" >> /tmp/errs
+		rmmod allocprof_test || echo "rmmod failed" >> /tmp/errs
+		n=$((n + 1)); done; echo $n > /tmp/loads ) &
+	bg2=$!
+}
+
+stop_background() {
+	touch /tmp/stop
+	wait $bg1 $bg2
+	echo "allocinfo reads: $(cat /tmp/reads), allocprof_test loads: $(cat /tmp/loads)"
+	[ -s /tmp/errs ] && sort /tmp/errs | uniq -c
+	check "$1: readers and module churn ran without error" \
+		[ ! -s /tmp/errs -a "$(cat /tmp/reads)" -gt 0 -a "$(cat /tmp/loads)" -gt 0 ]
+}
+
+# The report: "api NAME line L unit UB UC held N expect B C attempts A failed F"
+report() { dmesg | sed -n "s/.*$M: api //p"; }
+
+site() { grep "$M.c:$1 \[$M\] " $F; }
+
+# Every stress site must show 0 0 (everything was freed).
+all_zero() {
+	bad=0
+	for l in $(report | awk '{print $3}'); do
+		v=$(site "$l" | awk '{print $1, $2}')
+		[ "$v" = "0 0" ] || { echo "line $l: $v"; bad=1; }
+	done
+	[ $bad = 0 ]
+}
+
+release() { echo 1 > /sys/module/$M/parameters/release; }
+
+# Run 1: flip the sysctl 200 times while the threads run, then stop them.
+echo 1 > $SYS
+margs=$modargs
+modargs="seconds=600"
+[ $fault = 1 ] && modargs="$modargs fail=1"
+start_stress
+modargs=$margs
+start_background
+flips=0
+while [ $flips -lt 200 ] && kill -0 $stress_pid 2>/dev/null; do
+	echo 0 > $SYS; echo 1 > $SYS
+	flips=$((flips + 1))
+done
+echo 1 > /sys/module/$M/parameters/stop
+wait $stress_pid
+st=$?
+echo 1 > $SYS
+stop_background "flip run"
+echo "sysctl flipped 0->1 $flips times"
+report
+check "flip run: stress module loaded ($st)" [ "$st" = 0 ]
+check "flip run: sysctl flipped 200 times while the threads ran ($flips)" [ "$flips" = 200 ]
+check "flip run: every API was exercised" \
+	[ "$(report | awk '$13 > 0' | wc -l)" = "$(report | wc -l)" -a "$(report | wc -l)" -ge 11 ]
+check "flip run: no counter negative or wrapped" no_wrap
+release
+check "flip run: stress sites 0 0 after everything is freed" all_zero
+rmmod $M
+check "flip run: no counter negative or wrapped after unload" no_wrap
+
+# Run 2: profiling on throughout; exact counts.
+before=$(others)
+start_stress
+start_background
+wait $stress_pid
+st=$?
+stop_background "on run"
+report
+check "on run: stress module loaded ($st)" [ "$st" = 0 ]
+bad=0
+inacc=0
+report > /tmp/rep
+while read -r name _ line _ ub uc _ held _ eb ec _ att _ failed; do
+	v=$(site "$line")
+	b=$(echo "$v" | awk '{print $1}'); c=$(echo "$v" | awk '{print $2}')
+	if echo "$v" | grep -q 'accurate:no$'; then
+		inacc=$((inacc + 1))
+		# Allocations whose metadata could not be allocated are missing.
+		if [ $fault = 0 ] || [ "$b" -gt "$eb" ] || [ "$c" -gt "$ec" ]; then
+			echo "$name line $line: $b $c, expected at most $eb $ec (accurate:no)"
+			bad=1
+		fi
+	elif [ "$b" != "$eb" ] || [ "$c" != "$ec" ]; then
+		echo "$name line $line: $b $c, expected $eb $ec ($held held)"
+		bad=1
+	fi
+done < /tmp/rep
+check "on run: every stress site shows exactly what is held" [ $bad = 0 ]
+check "on run: something is held at every site" \
+	[ "$(awk '$8 > 0' /tmp/rep | wc -l)" = "$(wc -l < /tmp/rep)" ]
+check "on run: no counter negative or wrapped" no_wrap
+marked=$(grep -c 'accurate:no$' $F)
+release
+check "on run: stress sites 0 0 after release" all_zero
+rmmod $M
+after=$(others)
+delta=$((after - before))
+echo "rest of the system: $before bytes before, $after after, delta $delta"
+# Growth the stress leaves behind: slab pages kept as partial slabs, percpu
+# chunks and vmap bookkeeping that the allocators cache.  Bounded at 4 MiB
+# (the stress itself held up to ~10 MiB at times).
+check "on run: rest of the system within 4 MiB of before" \
+	[ "$delta" -le 4194304 -a "$delta" -ge -4194304 ]
+
+if [ $fault = 1 ]; then
+	fails=$(awk '{s += $NF} END {print s + 0}' /tmp/rep)
+	echo "injected failures seen by the stress threads: $fails; sites marked accurate:no: $inacc"
+	check "fault run: injected allocation failures happened" [ "$fails" -gt 0 ]
+	check "fault run: slab and page APIs both failed sometimes" \
+		[ "$(awk '$1 == "kmalloc" || $1 == "alloc_pages" {if ($NF > 0) n++} END {print n + 0}' /tmp/rep)" = 2 ]
+	dmesg >> /tmp/klog
+	grep 'no memory for tag metadata' /tmp/klog
+	kw=$(grep -c 'no memory for tag metadata' /tmp/klog)
+	check "fault run: metadata failure reported and sites marked accurate:no ($marked)" \
+		[ "$kw" -gt 0 -a "$marked" -gt 0 ]
+
+	# Module loads under fault injection: each fails cleanly or works.
+	before=$(others)
+	okl=0 badl=0 i=0
+	while [ $i -lt 40 ]; do
+		if sh -c 'echo 1 > /proc/self/make-it-fail; exec insmod /data/allocprof_test.ko' 2>/dev/null; then
+			okl=$((okl + 1))
+			rmmod allocprof_test
+		else
+			badl=$((badl + 1))
+		fi
+		i=$((i + 1))
+	done
+	for a in failslab fail_page_alloc; do echo 0 > /sys/kernel/debug/$a/probability; done
+	echo "module loads under fault injection: $okl loaded, $badl failed"
+	check "fault run: some module loads failed under injection" [ $badl -gt 0 ]
+	check "fault run: no sites left behind by failed loads" \
+		[ "$(grep -c '\[allocprof_test\]' $F)" = 0 ]
+	insmod /data/allocprof_test.ko
+	l1=$(dmesg | sed -n 's/.*allocprof_test: sites \([0-9]*\) .*/\1/p' | tail -1)
+	check "fault run: a clean load afterwards charges exactly" \
+		[ "$(grep "allocprof_test.c:$l1 \[allocprof_test\]" $F | awk '{print $1, $2}')" = "128 1" ]
+	rmmod allocprof_test
+	after=$(others)
+	echo "rest of the system around the failed loads: $before -> $after bytes"
+	check "fault run: failed module loads leak less than 1 MiB" \
+		[ $((after - before)) -lt 1048576 ]
+fi
+exit $FAILED
