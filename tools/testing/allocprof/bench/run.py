@@ -387,6 +387,7 @@ def main():
                     out = os.path.join(ML, "out-" + k)
                     build_kernel(msrc, out, "x86_64",
                                  [os.path.join(CONF, "guest.config"),
+                                  os.path.join(HERE, "configs/ml.config"),
                                   os.path.join(CONF, frag + ".config")], lax=True)
                     kernels[("qemu", "ml-" + k)] = (
                         os.path.join(out, "arch/x86/boot/bzImage"),
