@@ -74,6 +74,27 @@ unexplained() {
 		"$1" /tmp/now | grep -Ev " ($CACHES)" | awk '{s += $1} END {printf "%d", s}'
 }
 
+# Remember the sites outside the test modules.
+snapshot() {
+	before=$(others)
+	sed 1,2d $F | grep -v '\[allocprof_' > /tmp/before.sites
+}
+
+# Compare with the snapshot: apart from the allocators' caches (CACHES)
+# nothing may have grown by more than 512 KiB (4 MiB under KASAN, whose
+# quarantine keeps freed objects charged for a while).
+growth_check() { # growth_check NAME
+	after=$(others)
+	echo "$1: rest of the system $before -> $after bytes; grew most:"
+	growth /tmp/before.sites
+	un=$(unexplained /tmp/before.sites)
+	limit=524288
+	[ $kasan = 1 ] && limit=4194304
+	echo "$1: growth outside the allocators' caches: $un bytes (limit $limit)"
+	check "$1: rest of the system unchanged apart from allocator caches" \
+		[ "$un" -le $limit -a "$un" -ge -$limit ]
+}
+
 # KASAN keeps freed objects in a quarantine for a while; until they leave
 # it they are still charged to their sites.
 kasan=0
@@ -161,8 +182,7 @@ rmmod $M
 check "flip run: no counter negative or wrapped after unload" no_wrap
 
 # Run 2: profiling on throughout; exact counts.
-before=$(others)
-sed 1,2d $F | grep -v '\[allocprof_' > /tmp/before.sites
+snapshot
 start_stress
 start_background
 wait $stress_pid
@@ -196,19 +216,8 @@ marked=$(grep -c 'accurate:no$' $F)
 release
 check "on run: stress sites 0 0 after release" all_zero
 rmmod $M
-after=$(others)
-delta=$((after - before))
-echo "rest of the system: $before bytes before, $after after, delta $delta; grew most:"
-growth /tmp/before.sites
-# Apart from the allocators' caches (CACHES) nothing may have grown by
-# more than 512 KiB (4 MiB under KASAN, whose quarantine keeps freed objects
-# charged for a while); the stress itself held ~10 MiB at times.
-un=$(unexplained /tmp/before.sites)
-limit=524288
-[ $kasan = 1 ] && limit=4194304
-echo "growth outside the allocators' caches: $un bytes (limit $limit)"
-check "on run: rest of the system unchanged apart from allocator caches" \
-	[ "$un" -le $limit -a "$un" -ge -$limit ]
+# The stress itself held ~10 MiB at times.
+growth_check "on run"
 
 if [ $fault = 1 ]; then
 	fails=$(awk '{s += $NF} END {print s + 0}' /tmp/rep)
@@ -223,8 +232,7 @@ if [ $fault = 1 ]; then
 		[ "$kw" -gt 0 -a "$marked" -gt 0 ]
 
 	# Module loads under fault injection: each fails cleanly or works.
-	before=$(others)
-	sed 1,2d $F | grep -v '\[allocprof_' > /tmp/before.sites
+	snapshot
 	okl=0 badl=0 i=0
 	while [ $i -lt 40 ]; do
 		if sh -c 'echo 1 > /proc/self/make-it-fail; exec insmod /data/allocprof_test.ko' 2>/dev/null; then
@@ -245,14 +253,6 @@ if [ $fault = 1 ]; then
 	check "fault run: a clean load afterwards charges exactly" \
 		[ "$(grep "allocprof_test.c:$l1 \[allocprof_test\]" $F | awk '{print $1, $2}')" = "128 1" ]
 	rmmod allocprof_test
-	after=$(others)
-	echo "rest of the system around the failed loads: $before -> $after bytes; grew most:"
-	growth /tmp/before.sites
-	un=$(unexplained /tmp/before.sites)
-	limit=524288
-	[ $kasan = 1 ] && limit=4194304
-	echo "growth outside the allocators' caches: $un bytes (limit $limit)"
-	check "fault run: failed module loads leave nothing charged behind" \
-		[ "$un" -lt $limit ]
+	growth_check "fault run: failed module loads"
 fi
 exit $FAILED
