@@ -359,9 +359,16 @@ static void report(void)
 	}
 }
 
+/* Set once every thread has finished; "release" waits for it. */
+static bool threads_done;
+
 static int release_set(const char *val, const struct kernel_param *kp)
 {
 	mutex_lock(&release_lock);
+	if (!threads_done) {
+		mutex_unlock(&release_lock);
+		return -EBUSY;
+	}
 	release_all();
 	mutex_unlock(&release_lock);
 	pr_info("allocprof_stress: released\n");
@@ -411,6 +418,9 @@ static int __init allocprof_stress_init(void)
 			wait_for_completion(&workers[cpu]->done);
 	pr_info("allocprof_stress: %u threads ran %u s\n", n, seconds);
 	report();
+	mutex_lock(&release_lock);
+	threads_done = true;
+	mutex_unlock(&release_lock);
 	return 0;
 
 out_cache:
@@ -420,7 +430,9 @@ out_cache:
 
 static void __exit allocprof_stress_exit(void)
 {
+	mutex_lock(&release_lock);
 	release_all();
+	mutex_unlock(&release_lock);
 	kmem_cache_destroy(cache);
 }
 
