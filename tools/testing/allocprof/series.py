@@ -20,6 +20,13 @@ which then goes whole into this patch.  "File: X.patch TARGET..." takes only
 the named kernel files of a .patch file that edits several (Kconfig.patch).
 The order of the File lines is the order of the diffs in the patch.
 
+"Takes: KERNEL-FILE REGEX" moves part of a file that an earlier patch owns
+into this one: the lines that match REGEX (a Python regular expression,
+searched in each line), and for a line that starts a Kconfig entry
+("config FOO") the whole entry, are left out of the earlier patch and
+added by this one.  Used for the KUnit symbols and Makefile lines, which
+belong with the tests, in files that the core patch creates.
+
 Every kernel file of the repository (every new file, and every file edited
 by a .patch file) must belong to exactly one patch: the script stops and
 names the file otherwise, so that a file added to the repository is not
@@ -42,6 +49,7 @@ import re
 import shutil
 import subprocess
 import sys
+import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -83,6 +91,7 @@ class Patch:
         self.subject = None
         self.body = ""
         self.files = []                 # kernel files, in order
+        self.takes = []                 # (kernel file, compiled regex)
 
 
 def parse_series_file(path):
@@ -104,6 +113,15 @@ def parse_series_file(path):
             if not words:
                 die("%s:%d: File: needs a repository path" % (p.src, i))
             p.entries.append((words[0], words[1:] or None))
+        elif key == "takes":
+            words = val.split(None, 1)
+            if len(words) != 2:
+                die("%s:%d: Takes: needs a kernel file and a regex" %
+                    (p.src, i))
+            try:
+                p.takes.append((words[0], re.compile(words[1])))
+            except re.error as e:
+                die("%s:%d: Takes: bad regex: %s" % (p.src, i, e))
         elif key == "subject":
             if p.subject is not None:
                 die("%s:%d: a second Subject:" % (p.src, i))
@@ -193,7 +211,33 @@ def assign(patches):
                                "%s (target %s)" % (repo, t))
     if missing:
         die("not assigned to any patch in series/: %s" % ", ".join(missing))
+    for k, p in enumerate(patches):
+        for f, _ in p.takes:
+            if f not in owner or patches.index(owner[f]) >= k:
+                die("%s: Takes: %s, but no earlier patch has that file" %
+                    (p.src, f))
     return new, targets, origin
+
+
+def held_back(data, regexes):
+    """@data without the lines (and Kconfig entries) that match @regexes."""
+    lines = data.decode("utf-8", "surrogateescape").split("\n")
+    out, i, hits = [], 0, 0
+    while i < len(lines):
+        line = lines[i]
+        if not any(r.search(line) for r in regexes):
+            out.append(line)
+            i += 1
+            continue
+        hits += 1
+        i += 1
+        if re.match(r"^(menu)?config\s", line):
+            # The entry, with its trailing blank line: indented and blank
+            # lines up to the next keyword.
+            while i < len(lines) and (not lines[i].strip() or
+                                      lines[i][0] in " \t"):
+                i += 1
+    return "\n".join(out).encode("utf-8", "surrogateescape"), hits
 
 
 def blob_id(data):
@@ -204,22 +248,34 @@ def file_mode(path):
     return "100755" if os.stat(path).st_mode & 0o111 else "100644"
 
 
-def file_diff(path, base, stage):
-    """A git-style diff of one kernel file, and its (added, removed) counts."""
+def file_diff(path, base, stage, old_data=None, new_data=None):
+    """A git-style diff of one kernel file, and its (added, removed) counts.
+
+    From the base tree to the stage, or between the contents given (parts
+    of a file split by Takes:)."""
     old = os.path.join(base, path)
     new = os.path.join(stage, path)
-    created = not os.path.exists(old)
-    with open(new, "rb") as f:
-        new_data = f.read()
-    old_data = b""
-    if not created:
-        with open(old, "rb") as f:
-            old_data = f.read()
+    created = old_data is None and not os.path.exists(old)
+    if new_data is None:
+        with open(new, "rb") as f:
+            new_data = f.read()
+    if old_data is None:
+        old_data = b""
+        if not created:
+            with open(old, "rb") as f:
+                old_data = f.read()
     if old_data == new_data:
         die("%s: the repository leaves it as in the base tree" % path)
-    cmd = ["diff", "-up", "--label", "/dev/null" if created else "a/" + path,
-           "--label", "b/" + path, "/dev/null" if created else old, new]
-    r = subprocess.run(cmd, stdout=subprocess.PIPE)
+    with tempfile.TemporaryDirectory() as tmp:
+        a, b = os.path.join(tmp, "a"), os.path.join(tmp, "b")
+        with open(a, "wb") as f:
+            f.write(old_data)
+        with open(b, "wb") as f:
+            f.write(new_data)
+        cmd = ["diff", "-up",
+               "--label", "/dev/null" if created else "a/" + path,
+               "--label", "b/" + path, "/dev/null" if created else a, b]
+        r = subprocess.run(cmd, stdout=subprocess.PIPE)
     if r.returncode != 1:
         die("diff failed on %s" % path)
     text = r.stdout.decode("utf-8", "surrogateescape")
@@ -313,10 +369,38 @@ def write_series(patches, out, stage):
                 os.unlink(os.path.join(out, n))
     os.makedirs(out, exist_ok=True)
     written = []
+
+    def content_at(f, k):
+        """File @f after patch @k (0-based): without what later patches take."""
+        with open(os.path.join(stage, f), "rb") as fh:
+            data = fh.read()
+        later = [r for q in patches[k + 1:] for g, r in q.takes if g == f]
+        if not later:
+            return data
+        return held_back(data, later)[0]
+
     for k, p in enumerate(patches, 1):
         diffs, stats = [], []
-        for f in p.files:
-            text, a, r, created = file_diff(f, base, stage)
+        parts = [(f, None) for f in p.files] + \
+                [(f, rx) for f, rx in p.takes if f not in p.files]
+        for f, rx in parts:
+            if rx is None:
+                text, a, r, created = file_diff(
+                    f, base, stage, new_data=content_at(f, k - 1))
+            else:
+                before, after = content_at(f, k - 2), content_at(f, k - 1)
+                if held_back(before, [rx])[1]:
+                    die("%s: Takes: %s: an earlier patch already has lines "
+                        "that match" % (p.src, f))
+                with open(os.path.join(base, f), "rb") as fh:
+                    if held_back(fh.read(), [rx])[1]:
+                        die("%s: Takes: %s %s matches lines of the base "
+                            "tree" % (p.src, f, rx.pattern))
+                if before == after:
+                    die("%s: Takes: %s %s matches no line" %
+                        (p.src, f, rx.pattern))
+                text, a, r, created = file_diff(
+                    f, base, stage, old_data=before, new_data=after)
             diffs.append(text)
             stats.append((f, a, r, created,
                           file_mode(os.path.join(stage, f))))
