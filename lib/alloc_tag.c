@@ -346,20 +346,18 @@ static inline u32 nr_vmlinux_tags(void)
 	return __stop_alloc_tags - __start_alloc_tags;
 }
 
-static u32 alloc_tag_to_index(struct alloc_tag *tag)
+static __always_inline u32 alloc_tag_to_index(struct alloc_tag *tag)
 {
 	if (tag >= __start_alloc_tags && tag < __stop_alloc_tags)
 		return tag - __start_alloc_tags + 1;
 	return tag->ct.flags & ~ALLOC_TAG_INACCURATE;
 }
 
-static struct alloc_tag *alloc_tag_from_index(u32 idx)
+static noinline struct alloc_tag *alloc_tag_from_mod_index(u32 idx)
 {
 	struct pgtag_mod_table *table;
 	struct alloc_tag *tag = NULL;
 
-	if (idx <= nr_vmlinux_tags())
-		return &__start_alloc_tags[idx - 1];
 	idx -= nr_vmlinux_tags() + 1;
 	rcu_read_lock();
 	table = rcu_dereference(pgtag_mod_table);
@@ -367,6 +365,13 @@ static struct alloc_tag *alloc_tag_from_index(u32 idx)
 		tag = READ_ONCE(table->tags[idx]);
 	rcu_read_unlock();
 	return tag;
+}
+
+static __always_inline struct alloc_tag *alloc_tag_from_index(u32 idx)
+{
+	if (likely(idx <= nr_vmlinux_tags()))
+		return &__start_alloc_tags[idx - 1];
+	return alloc_tag_from_mod_index(idx);
 }
 
 /* Number the tags of a module being loaded. */
@@ -482,7 +487,7 @@ static int __init pgtag_storage_param(char *arg)
 }
 early_param("mem_profiling_page_tags", pgtag_storage_param);
 
-static u32 pgtag_get(struct page *page)
+static __always_inline u32 pgtag_get(struct page *page)
 {
 	unsigned long pfn;
 
@@ -499,7 +504,7 @@ static u32 pgtag_get(struct page *page)
 }
 
 /* Return false if @page cannot hold @idx. */
-static bool pgtag_set(struct page *page, u32 idx)
+static __always_inline bool pgtag_set(struct page *page, u32 idx)
 {
 	unsigned long old, new, pfn;
 
@@ -544,19 +549,47 @@ void __pgalloc_tag_add(struct page *page, unsigned int nr)
 	alloc_tag_counters_add(tag, (s64)nr << PAGE_SHIFT, 1);
 }
 
+/*
+ * A page being freed: its refcount is zero, so nobody else changes its
+ * flags (free_pages_prepare() clears flags with a plain store as well).
+ */
+static __always_inline void pgtag_clear_freed(struct page *page)
+{
+	unsigned long pfn;
+
+	switch (pgtag_mode) {
+	case PGTAG_FLAGS:
+		WRITE_ONCE(page->flags, page->flags & ~PGTAG_FLAGS_MASK);
+		break;
+	case PGTAG_ARRAY:
+		pfn = page_to_pfn(page) - pgtag_array_start;
+		if (pfn < pgtag_array_pfns)
+			WRITE_ONCE(pgtag_array[pfn], 0);
+		break;
+	default:
+		break;
+	}
+}
+
+static __always_inline void pgtag_uncharge(u32 idx, unsigned int nr,
+					   bool calls)
+{
+	struct alloc_tag *tag = alloc_tag_from_index(idx);
+
+	if (WARN_ONCE(!tag, "alloc_tag: page names unknown tag %u\n", idx))
+		return;
+	alloc_tag_counters_add(tag, -((s64)nr << PAGE_SHIFT), calls ? -1 : 0);
+}
+
 void __pgalloc_tag_sub(struct page *page, unsigned int nr, bool calls)
 {
 	u32 idx = pgtag_get(page);
-	struct alloc_tag *tag;
 
 	if (!idx)
 		return;
 	if (calls)
-		pgtag_set(page, 0);
-	tag = alloc_tag_from_index(idx);
-	if (WARN_ONCE(!tag, "alloc_tag: page names unknown tag %u\n", idx))
-		return;
-	alloc_tag_counters_add(tag, -((s64)nr << PAGE_SHIFT), calls ? -1 : 0);
+		pgtag_clear_freed(page);
+	pgtag_uncharge(idx, nr, calls);
 }
 
 void __pgalloc_tag_split(struct page *page, unsigned int nr)
@@ -579,8 +612,11 @@ void __pgalloc_tag_move(struct page *dst, struct page *src, unsigned int nr)
 {
 	u32 didx = pgtag_get(dst), sidx = pgtag_get(src);
 
-	if (didx)
-		__pgalloc_tag_sub(dst, nr, true);
+	/* Both pages are in use: other flags may change, use pgtag_set(). */
+	if (didx) {
+		pgtag_set(dst, 0);
+		pgtag_uncharge(didx, nr, true);
+	}
 	if (!sidx)
 		return;
 	if (pgtag_set(dst, sidx))

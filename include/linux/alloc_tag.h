@@ -92,7 +92,7 @@ extern struct alloc_tag __stop_alloc_tags[];
  */
 #define ALLOC_TAG_INACCURATE	BIT(31)
 
-static inline bool alloc_tag_is_real(const struct alloc_tag *tag)
+static __always_inline bool alloc_tag_is_real(const struct alloc_tag *tag)
 {
 	return (unsigned long)tag > (unsigned long)ALLOC_TAG_NONE;
 }
@@ -173,15 +173,17 @@ void alloc_tag_report_untagged(unsigned long caller);
 static __always_inline void alloc_tag_counters_add(struct alloc_tag *tag,
 						   s64 bytes, s64 calls)
 {
+	/* Load once: for the compiler, a per-CPU update may change tag->counters. */
+	struct alloc_tag_counters __percpu *c = tag->counters;
 #ifdef CONFIG_X86
-	this_cpu_add(tag->counters->bytes, bytes);
-	this_cpu_add(tag->counters->calls, calls);
+	this_cpu_add(c->bytes, bytes);
+	this_cpu_add(c->calls, calls);
 #else
 	unsigned long flags;
 
 	local_irq_save(flags);
-	raw_cpu_add(tag->counters->bytes, bytes);
-	raw_cpu_add(tag->counters->calls, calls);
+	raw_cpu_add(c->bytes, bytes);
+	raw_cpu_add(c->calls, calls);
 	local_irq_restore(flags);
 #endif
 }

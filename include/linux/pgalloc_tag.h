@@ -10,7 +10,8 @@
  * pages, migration moves it to the new page.
  *
  * The hooks are called by the page allocator; each is an inline test of a
- * static key around an out-of-line function.
+ * static key around an out-of-line function.  Always inline: at -Os the
+ * compiler would otherwise make calls of them, paid while profiling is off.
  */
 #ifndef _LINUX_PGALLOC_TAG_H
 #define _LINUX_PGALLOC_TAG_H
@@ -31,7 +32,8 @@ void __pgalloc_tag_move(struct page *dst, struct page *src, unsigned int nr);
  * @page: first page of the block
  * @order: order of the block
  */
-static inline void pgalloc_tag_add(struct page *page, unsigned int order)
+static __always_inline void pgalloc_tag_add(struct page *page,
+					    unsigned int order)
 {
 	if (mem_alloc_profiling_enabled())
 		__pgalloc_tag_add(page, 1U << order);
@@ -42,7 +44,8 @@ static inline void pgalloc_tag_add(struct page *page, unsigned int order)
  * @page: first page of the block
  * @order: order of the block
  */
-static inline void pgalloc_tag_sub(struct page *page, unsigned int order)
+static __always_inline void pgalloc_tag_sub(struct page *page,
+					    unsigned int order)
 {
 	if (mem_alloc_profiling_free_enabled())
 		__pgalloc_tag_sub(page, 1U << order, true);
@@ -54,7 +57,8 @@ static inline void pgalloc_tag_sub(struct page *page, unsigned int order)
  *	now, while the first page stays allocated
  * @order: order of the block
  */
-static inline void pgalloc_tag_sub_tail(struct page *page, unsigned int order)
+static __always_inline void pgalloc_tag_sub_tail(struct page *page,
+						 unsigned int order)
 {
 	if (order && mem_alloc_profiling_free_enabled())
 		__pgalloc_tag_sub(page, (1U << order) - 1, false);
@@ -68,7 +72,8 @@ static inline void pgalloc_tag_sub_tail(struct page *page, unsigned int order)
  * Each page gets the block's tag, and the tag one call per extra page, so
  * that freeing the pages one by one brings bytes and calls back to zero.
  */
-static inline void pgalloc_tag_split(struct page *page, unsigned int nr)
+static __always_inline void pgalloc_tag_split(struct page *page,
+					      unsigned int nr)
 {
 	if (nr > 1 && mem_alloc_profiling_free_enabled())
 		__pgalloc_tag_split(page, nr);
@@ -83,8 +88,8 @@ static inline void pgalloc_tag_split(struct page *page, unsigned int nr)
  * @dst takes over @src's tag (giving up what its own allocation charged);
  * @src is left untagged, so freeing it releases nothing.
  */
-static inline void pgalloc_tag_move(struct page *dst, struct page *src,
-				    unsigned int nr)
+static __always_inline void pgalloc_tag_move(struct page *dst,
+					     struct page *src, unsigned int nr)
 {
 	if (mem_alloc_profiling_free_enabled())
 		__pgalloc_tag_move(dst, src, nr);
