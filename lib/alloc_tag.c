@@ -14,6 +14,8 @@
 #include <linux/alloc_tag.h>
 #include <linux/capability.h>
 #include <linux/init.h>
+#include <linux/jhash.h>
+#include <linux/kallsyms.h>
 #include <linux/memblock.h>
 #include <linux/minmax.h>
 #include <linux/mm.h>
@@ -27,6 +29,7 @@
 #include <linux/seq_buf.h>
 #include <linux/seq_file.h>
 #include <linux/spinlock.h>
+#include <linux/stacktrace.h>
 #include <linux/string.h>
 #include <linux/sysctl.h>
 #include <linux/vmalloc.h>
@@ -530,12 +533,22 @@ static __always_inline bool pgtag_set(struct page *page, u32 idx)
 	}
 }
 
+#if defined(CONFIG_MEM_ALLOC_PROFILING_DEBUG) && defined(CONFIG_STACKTRACE) && \
+	defined(CONFIG_KALLSYMS)
+#define PGALLOC_REPORT_UNTAGGED
+static void pgalloc_report_untagged(void);
+#else
+static inline void pgalloc_report_untagged(void) {}
+#endif
+
 /* Out-of-line parts of the hooks in include/linux/pgalloc_tag.h. */
 void __pgalloc_tag_add(struct page *page, unsigned int nr)
 {
 	struct alloc_tag *tag = current->alloc_tag;
 	u32 idx;
 
+	if (unlikely(!tag))
+		pgalloc_report_untagged();
 	if (!alloc_tag_is_real(tag) || pgtag_mode == PGTAG_NONE)
 		return;
 	idx = alloc_tag_to_index(tag);
@@ -990,6 +1003,72 @@ void alloc_tag_report_untagged(unsigned long caller)
 		pr_warn("allocation without a tag from %pS: annotate it with alloc_hooks()\n",
 			(void *)caller);
 }
+
+/*
+ * A page allocation has no caller address at hand, so the stack is walked:
+ * the function that called the outermost allocator entry point (a function
+ * whose name ends in _noprof) is the one that lacks the annotation.  Stacks
+ * already looked at are recognised by a hash, so that an untagged path
+ * costs one stack walk per allocation and the symbol lookups only once.
+ * Pages handed out with no such entry point on the stack (compaction
+ * isolating free pages for migration or alloc_contig_range()) are not
+ * allocations of a call site and are not reported.
+ */
+#ifdef PGALLOC_REPORT_UNTAGGED
+#define UNTAGGED_PAGE_FRAMES	16
+#define UNTAGGED_PAGE_STACKS	256
+static u32 untagged_page_stacks[UNTAGGED_PAGE_STACKS];
+static unsigned int untagged_page_nr_stacks;
+static char untagged_page_sym[KSYM_NAME_LEN];	/* under untagged_lock */
+
+static bool pgalloc_is_entry_point(unsigned long addr)
+{
+	unsigned long size, offset;
+	const char *name;
+	char *modname;
+	size_t len;
+
+	name = kallsyms_lookup(addr, &size, &offset, &modname,
+			       untagged_page_sym);
+	if (!name)
+		return false;
+	len = strlen(name);
+	return len > 7 && !strcmp(name + len - 7, "_noprof");
+}
+
+static void pgalloc_report_untagged(void)
+{
+	unsigned long entries[UNTAGGED_PAGE_FRAMES];
+	unsigned long flags, caller = 0;
+	unsigned int n, i;
+	u32 hash;
+
+	if (READ_ONCE(untagged_page_nr_stacks) >= UNTAGGED_PAGE_STACKS)
+		return;
+	n = stack_trace_save(entries, ARRAY_SIZE(entries), 0);
+	hash = jhash(entries, n * sizeof(entries[0]), 0);
+
+	raw_spin_lock_irqsave(&untagged_lock, flags);
+	for (i = 0; i < untagged_page_nr_stacks; i++)
+		if (untagged_page_stacks[i] == hash)
+			break;
+	if (i < untagged_page_nr_stacks ||
+	    untagged_page_nr_stacks >= UNTAGGED_PAGE_STACKS) {
+		raw_spin_unlock_irqrestore(&untagged_lock, flags);
+		return;
+	}
+	untagged_page_stacks[untagged_page_nr_stacks++] = hash;
+	for (i = n; i-- > 1;) {
+		if (pgalloc_is_entry_point(entries[i - 1])) {
+			caller = entries[i];
+			break;
+		}
+	}
+	raw_spin_unlock_irqrestore(&untagged_lock, flags);
+	if (caller)
+		alloc_tag_report_untagged(caller);
+}
+#endif /* PGALLOC_REPORT_UNTAGGED */
 #endif /* CONFIG_MEM_ALLOC_PROFILING_DEBUG */
 
 /* ---------------------------------------------------------------------- */
