@@ -26,6 +26,9 @@ searched in each line), and for a line that starts a Kconfig entry
 ("config FOO") the whole entry, are left out of the earlier patch and
 added by this one.  Used for the KUnit symbols and Makefile lines, which
 belong with the tests, in files that the core patch creates.
+"Takes: KERNEL-FILE REGEX => TEXT" instead gives the earlier patches the
+line with the match replaced by TEXT, and this patch changes it to the
+final form: for a call of a function that only this patch introduces.
 
 Every kernel file of the repository (every new file, and every file edited
 by a .patch file) must belong to exactly one patch: the script stops and
@@ -91,7 +94,7 @@ class Patch:
         self.subject = None
         self.body = ""
         self.files = []                 # kernel files, in order
-        self.takes = []                 # (kernel file, compiled regex)
+        self.takes = []                 # (kernel file, (regex, text|None))
 
 
 def parse_series_file(path):
@@ -118,8 +121,10 @@ def parse_series_file(path):
             if len(words) != 2:
                 die("%s:%d: Takes: needs a kernel file and a regex" %
                     (p.src, i))
+            pattern, _, text = words[1].partition(" => ")
             try:
-                p.takes.append((words[0], re.compile(words[1])))
+                p.takes.append((words[0], (re.compile(pattern),
+                                           text if _ else None)))
             except re.error as e:
                 die("%s:%d: Takes: bad regex: %s" % (p.src, i, e))
         elif key == "subject":
@@ -220,17 +225,22 @@ def assign(patches):
 
 
 def held_back(data, regexes):
-    """@data without the lines (and Kconfig entries) that match @regexes."""
+    """@data without the lines (and Kconfig entries) that match @regexes,
+    a list of (regex, replacement or None)."""
     lines = data.decode("utf-8", "surrogateescape").split("\n")
     out, i, hits = [], 0, 0
     while i < len(lines):
         line = lines[i]
-        if not any(r.search(line) for r in regexes):
+        match = [(r, t) for r, t in regexes if r.search(line)]
+        if not match:
             out.append(line)
             i += 1
             continue
         hits += 1
         i += 1
+        if match[0][1] is not None:
+            out.append(match[0][0].sub(lambda m: match[0][1], line))
+            continue
         if re.match(r"^(menu)?config\s", line):
             # The entry, with its trailing blank line: indented and blank
             # lines up to the next keyword.
@@ -290,7 +300,8 @@ def file_diff(path, base, stage, old_data=None, new_data=None):
         head += "new file mode %s\nindex %s..%s\n" % (
             file_mode(new), "0" * 12, blob_id(new_data)[:12])
     else:
-        om, nm = file_mode(old), file_mode(new)
+        nm = file_mode(new)
+        om = file_mode(old) if os.path.exists(old) else nm
         if om != nm:
             head += "old mode %s\nnew mode %s\n" % (om, nm)
         head += "index %s..%s %s\n" % (blob_id(old_data)[:12],
@@ -392,13 +403,15 @@ def write_series(patches, out, stage):
                 if held_back(before, [rx])[1]:
                     die("%s: Takes: %s: an earlier patch already has lines "
                         "that match" % (p.src, f))
-                with open(os.path.join(base, f), "rb") as fh:
+                base_f = os.path.join(base, f)
+                with open(base_f if os.path.exists(base_f) else os.devnull,
+                          "rb") as fh:
                     if held_back(fh.read(), [rx])[1]:
                         die("%s: Takes: %s %s matches lines of the base "
-                            "tree" % (p.src, f, rx.pattern))
+                            "tree" % (p.src, f, rx[0].pattern))
                 if before == after:
                     die("%s: Takes: %s %s matches no line" %
-                        (p.src, f, rx.pattern))
+                        (p.src, f, rx[0].pattern))
                 text, a, r, created = file_diff(
                     f, base, stage, old_data=before, new_data=after)
             diffs.append(text)
