@@ -392,26 +392,31 @@ def write_series(patches, out, stage):
 
     for k, p in enumerate(patches, 1):
         diffs, stats = [], []
-        parts = [(f, None) for f in p.files] + \
-                [(f, rx) for f, rx in p.takes if f not in p.files]
-        for f, rx in parts:
-            if rx is None:
+        taken = {}
+        for f, rx in p.takes:
+            if f not in p.files:
+                taken.setdefault(f, []).append(rx)
+        parts = [(f, None) for f in p.files] + list(taken.items())
+        for f, rxs in parts:
+            if rxs is None:
                 text, a, r, created = file_diff(
                     f, base, stage, new_data=content_at(f, k - 1))
             else:
                 before, after = content_at(f, k - 2), content_at(f, k - 1)
-                if held_back(before, [rx])[1]:
-                    die("%s: Takes: %s: an earlier patch already has lines "
-                        "that match" % (p.src, f))
                 base_f = os.path.join(base, f)
                 with open(base_f if os.path.exists(base_f) else os.devnull,
                           "rb") as fh:
-                    if held_back(fh.read(), [rx])[1]:
+                    base_data = fh.read()
+                for rx in rxs:
+                    if held_back(before, [rx])[1]:
+                        die("%s: Takes: %s: an earlier patch already has "
+                            "lines that match" % (p.src, f))
+                    if held_back(base_data, [rx])[1]:
                         die("%s: Takes: %s %s matches lines of the base "
                             "tree" % (p.src, f, rx[0].pattern))
-                if before == after:
-                    die("%s: Takes: %s %s matches no line" %
-                        (p.src, f, rx[0].pattern))
+                    if not held_back(after, [rx])[1]:
+                        die("%s: Takes: %s %s matches no line" %
+                            (p.src, f, rx[0].pattern))
                 text, a, r, created = file_diff(
                     f, base, stage, old_data=before, new_data=after)
             diffs.append(text)
