@@ -563,8 +563,10 @@ void __pgalloc_tag_add(struct page *page, unsigned int nr)
 }
 
 /*
- * A page being freed: its refcount is zero, so nobody else changes its
- * flags (free_pages_prepare() clears flags with a plain store as well).
+ * A page being freed: its refcount is zero, so nobody else takes a
+ * reference and changes its flags, except memory_failure(), which sets
+ * PG_hwpoison on any page; free_pages_prepare() clears flags with a plain
+ * store too, with the same race.  Only for pages being freed.
  */
 static __always_inline void pgtag_clear_freed(struct page *page)
 {
@@ -594,15 +596,24 @@ static __always_inline void pgtag_uncharge(u32 idx, unsigned int nr,
 	alloc_tag_counters_add(tag, -((s64)nr << PAGE_SHIFT), calls ? -1 : 0);
 }
 
-void __pgalloc_tag_sub(struct page *page, unsigned int nr, bool calls)
+void __pgalloc_tag_sub(struct page *page, unsigned int nr)
 {
 	u32 idx = pgtag_get(page);
 
 	if (!idx)
 		return;
-	if (calls)
-		pgtag_clear_freed(page);
-	pgtag_uncharge(idx, nr, calls);
+	pgtag_clear_freed(page);
+	pgtag_uncharge(idx, nr, true);
+}
+
+unsigned int __pgalloc_tag_peek(struct page *page)
+{
+	return pgtag_get(page);
+}
+
+void __pgalloc_tag_sub_tail(unsigned int tag, unsigned int nr)
+{
+	pgtag_uncharge(tag, nr, false);
 }
 
 void __pgalloc_tag_split(struct page *page, unsigned int nr)
@@ -1004,18 +1015,21 @@ void alloc_tag_report_untagged(unsigned long caller)
 			(void *)caller);
 }
 
+#ifdef PGALLOC_REPORT_UNTAGGED
 /*
  * A page allocation has no caller address at hand, so the stack is walked:
  * the function that called the outermost allocator entry point (a function
  * whose name ends in _noprof) is the one that lacks the annotation.  Stacks
- * already looked at are recognised by a hash, so that an untagged path
- * costs one stack walk per allocation and the symbol lookups only once.
- * Pages handed out with no such entry point on the stack (compaction
- * isolating free pages for migration or alloc_contig_range()) are not
- * allocations of a call site and are not reported.
+ * already looked at are recognised by a hash of their innermost frames
+ * (the allocator and its callers, not what an interrupt interrupted), so
+ * that an untagged path costs one stack walk per allocation and the symbol
+ * lookups only once.  Limits: a _noprof function reached by a tail call
+ * leaves no frame, so the caller's caller is named; an untagged allocation
+ * in an interrupt that hit a _noprof call of the task is blamed on the
+ * task's caller.
  */
-#ifdef PGALLOC_REPORT_UNTAGGED
-#define UNTAGGED_PAGE_FRAMES	16
+#define UNTAGGED_PAGE_FRAMES	32
+#define UNTAGGED_PAGE_HASHED	12
 #define UNTAGGED_PAGE_STACKS	256
 static u32 untagged_page_stacks[UNTAGGED_PAGE_STACKS];
 static unsigned int untagged_page_nr_stacks;
@@ -1032,21 +1046,24 @@ static bool pgalloc_is_entry_point(unsigned long addr)
 			       untagged_page_sym);
 	if (!name)
 		return false;
-	len = strlen(name);
-	return len > 7 && !strcmp(name + len - 7, "_noprof");
+	/* foo_noprof.cold, foo_noprof.constprop.0 are foo_noprof too */
+	len = strcspn(name, ".");
+	return len > 7 && !strncmp(name + len - 7, "_noprof", 7);
 }
 
-static void pgalloc_report_untagged(void)
+static noinline __cold void pgalloc_report_untagged(void)
 {
 	unsigned long entries[UNTAGGED_PAGE_FRAMES];
 	unsigned long flags, caller = 0;
 	unsigned int n, i;
+	bool full = false;
 	u32 hash;
 
 	if (READ_ONCE(untagged_page_nr_stacks) >= UNTAGGED_PAGE_STACKS)
 		return;
 	n = stack_trace_save(entries, ARRAY_SIZE(entries), 0);
-	hash = jhash(entries, n * sizeof(entries[0]), 0);
+	hash = jhash(entries, min(n, UNTAGGED_PAGE_HASHED) * sizeof(entries[0]),
+		     0);
 
 	raw_spin_lock_irqsave(&untagged_lock, flags);
 	for (i = 0; i < untagged_page_nr_stacks; i++)
@@ -1057,7 +1074,9 @@ static void pgalloc_report_untagged(void)
 		raw_spin_unlock_irqrestore(&untagged_lock, flags);
 		return;
 	}
-	untagged_page_stacks[untagged_page_nr_stacks++] = hash;
+	untagged_page_stacks[untagged_page_nr_stacks] = hash;
+	WRITE_ONCE(untagged_page_nr_stacks, untagged_page_nr_stacks + 1);
+	full = untagged_page_nr_stacks == UNTAGGED_PAGE_STACKS;
 	for (i = n; i-- > 1;) {
 		if (pgalloc_is_entry_point(entries[i - 1])) {
 			caller = entries[i];
@@ -1067,6 +1086,9 @@ static void pgalloc_report_untagged(void)
 	raw_spin_unlock_irqrestore(&untagged_lock, flags);
 	if (caller)
 		alloc_tag_report_untagged(caller);
+	if (full)
+		pr_warn("%d distinct stacks of untagged page allocations seen; no more are reported\n",
+			UNTAGGED_PAGE_STACKS);
 }
 #endif /* PGALLOC_REPORT_UNTAGGED */
 #endif /* CONFIG_MEM_ALLOC_PROFILING_DEBUG */

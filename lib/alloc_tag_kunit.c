@@ -298,6 +298,27 @@ static void alloc_tag_test_pages(struct kunit *test)
 	KUNIT_EXPECT_STRNEQ(test, alloc_tag_page_mode(), "none");
 }
 
+/*
+ * __free_pages() of a non-compound block while another reference holds its
+ * first page: the other pages are released at once, the first page when
+ * its last reference goes, and the block's bytes and call come back whole.
+ */
+static void alloc_tag_test_free_tail(struct kunit *test)
+{
+	unsigned int l1;
+	struct page *a;
+
+	a = alloc_pages(GFP_KERNEL, 2); AT(l1);
+	KUNIT_ASSERT_NOT_NULL(test, a);
+	get_page(a);
+	__free_pages(a, 2);
+	expect_site(test, l1, PAGE_SIZE, 1);
+	KUNIT_EXPECT_PTR_EQ(test, alloc_tag_of_page(a),
+			    alloc_tag_find(__FILE__, l1, TEST_MODNAME));
+	put_page(a);
+	expect_site(test, l1, 0, 0);
+}
+
 static void alloc_tag_test_folios(struct kunit *test)
 {
 	unsigned int l1, l2, l3, l4;
@@ -527,6 +548,7 @@ static struct kunit_case alloc_tag_test_cases[] = {
 	KUNIT_CASE(alloc_tag_test_kvasprintf),
 	KUNIT_CASE(alloc_tag_test_noprof_helper),
 	KUNIT_CASE(alloc_tag_test_pages),
+	KUNIT_CASE(alloc_tag_test_free_tail),
 	KUNIT_CASE(alloc_tag_test_folios),
 	KUNIT_CASE(alloc_tag_test_migrate),
 	KUNIT_CASE(alloc_tag_test_split),

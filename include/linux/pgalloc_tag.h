@@ -23,7 +23,9 @@ struct page;
 #ifdef CONFIG_MEM_ALLOC_PROFILING
 
 void __pgalloc_tag_add(struct page *page, unsigned int nr);
-void __pgalloc_tag_sub(struct page *page, unsigned int nr, bool calls);
+void __pgalloc_tag_sub(struct page *page, unsigned int nr);
+unsigned int __pgalloc_tag_peek(struct page *page);
+void __pgalloc_tag_sub_tail(unsigned int tag, unsigned int nr);
 void __pgalloc_tag_split(struct page *page, unsigned int nr);
 void __pgalloc_tag_move(struct page *dst, struct page *src, unsigned int nr);
 
@@ -41,27 +43,48 @@ static __always_inline void pgalloc_tag_add(struct page *page,
 
 /**
  * pgalloc_tag_sub() - release the charge of a block of pages being freed
- * @page: first page of the block
+ * @page: first page of the block; its refcount is zero (the tag is
+ *	cleared with a plain store)
  * @order: order of the block
  */
 static __always_inline void pgalloc_tag_sub(struct page *page,
 					    unsigned int order)
 {
 	if (mem_alloc_profiling_free_enabled())
-		__pgalloc_tag_sub(page, 1U << order, true);
+		__pgalloc_tag_sub(page, 1U << order);
+}
+
+/**
+ * pgalloc_tag_peek() - the tag of a non-compound block, for
+ *	pgalloc_tag_sub_tail()
+ * @page: first page of the block
+ * @order: order of the block
+ *
+ * Return: the tag's number, 0 for none (or order 0, or profiling off).
+ */
+static __always_inline unsigned int pgalloc_tag_peek(struct page *page,
+						     unsigned int order)
+{
+	if (mem_alloc_profiling_free_enabled() && order)
+		return __pgalloc_tag_peek(page);
+	return 0;
 }
 
 /**
  * pgalloc_tag_sub_tail() - release all but the first page of a block
- * @page: first page of a non-compound block whose other pages are freed
- *	now, while the first page stays allocated
+ * @tag: what pgalloc_tag_peek() returned for the block before the caller
+ *	dropped its reference (the first page may have been freed since,
+ *	and its tag cleared, by the holder of another reference)
  * @order: order of the block
+ *
+ * For a non-compound block whose other pages are freed now, while the
+ * first page stays allocated.
  */
-static __always_inline void pgalloc_tag_sub_tail(struct page *page,
+static __always_inline void pgalloc_tag_sub_tail(unsigned int tag,
 						 unsigned int order)
 {
-	if (order && mem_alloc_profiling_free_enabled())
-		__pgalloc_tag_sub(page, (1U << order) - 1, false);
+	if (tag)
+		__pgalloc_tag_sub_tail(tag, (1U << order) - 1);
 }
 
 /**
@@ -99,7 +122,13 @@ static __always_inline void pgalloc_tag_move(struct page *dst,
 
 static inline void pgalloc_tag_add(struct page *page, unsigned int order) {}
 static inline void pgalloc_tag_sub(struct page *page, unsigned int order) {}
-static inline void pgalloc_tag_sub_tail(struct page *page, unsigned int order) {}
+static inline unsigned int pgalloc_tag_peek(struct page *page,
+					    unsigned int order)
+{
+	return 0;
+}
+
+static inline void pgalloc_tag_sub_tail(unsigned int tag, unsigned int order) {}
 static inline void pgalloc_tag_split(struct page *page, unsigned int nr) {}
 static inline void pgalloc_tag_move(struct page *dst, struct page *src,
 				    unsigned int nr) {}

@@ -238,8 +238,10 @@ def held_back(data, regexes):
             continue
         hits += 1
         i += 1
-        if match[0][1] is not None:
-            out.append(match[0][0].sub(lambda m: match[0][1], line))
+        if all(t is not None for _, t in match):
+            for r, t in match:
+                line = r.sub(lambda m, t=t: t, line)
+            out.append(line)
             continue
         if re.match(r"^(menu)?config\s", line):
             # The entry, with its trailing blank line: indented and blank
