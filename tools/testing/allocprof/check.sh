@@ -70,7 +70,7 @@ PROVOKED='alloc_tag: allocation without a tag from untagged_(slab|page)\+0x[0-9a
 
 note "== build matrix"
 build kernel guest prof-on && have_on=1 || have_on=0
-build off guest prof-off && have_off=1 || have_off=0
+build off guest prof-off slab && have_off=1 || have_off=0
 build debug guest debug && have_dbg=1 || have_dbg=0
 build sanitize guest debug sanitize && have_san=1 || have_san=0
 

@@ -4,6 +4,8 @@
 # configure-frags.sh SRC OUT ARCH FRAGMENT...: write OUT/.config as
 # tinyconfig plus the given config fragment files, then print every
 # fragment line that did not survive olddefconfig, as "FRAGMENT: LINE".
+# A later fragment overrides an earlier one: a line for an option that a
+# later fragment also sets is not checked.
 # Exit status: 0 all stuck, 1 some did not, 2 make itself failed.
 # Shared by build-kernel.sh, bisect-check.sh and bench/build.sh, which
 # decide what a line that did not stick means to them.
@@ -16,7 +18,10 @@ make -s -C "$src" O="$out" ARCH="$arch" tinyconfig >/dev/null 2>&1 || exit 2
 	>/dev/null 2>&1 || exit 2
 make -s -C "$src" O="$out" ARCH="$arch" olddefconfig >/dev/null 2>&1 || exit 2
 bad=0
-for f in "$@"; do
+frags=("$@")
+for i in "${!frags[@]}"; do
+	f=${frags[$i]}
+	later=("${frags[@]:i+1}")
 	while IFS= read -r line; do
 		case $line in
 		CONFIG_*=*) want=$line ;;
@@ -25,6 +30,10 @@ for f in "$@"; do
 		esac
 		opt=${want#\# }
 		opt=${opt%%[= ]*}
+		if [ ${#later[@]} -gt 0 ] &&
+			grep -qE "^(# )?$opt[= ]" "${later[@]}"; then
+			continue
+		fi
 		if [[ $want == "#"* ]]; then
 			grep -q "^$opt=" "$out/.config" || continue
 		else
