@@ -102,6 +102,20 @@ DECLARE_STATIC_KEY_MAYBE(CONFIG_MEM_ALLOC_PROFILING_ENABLED_BY_DEFAULT,
 DECLARE_STATIC_KEY_MAYBE(CONFIG_MEM_ALLOC_PROFILING_ENABLED_BY_DEFAULT,
 			 mem_alloc_profiling_free_key);
 
+/*
+ * The hooks' static branches are laid out for the configured default: off,
+ * the hook's body is out of the way and a disabled hook is a no-op.  Not
+ * when optimising for size: GCC -Os then keeps the body in line and jumps
+ * over it, so a disabled hook would cost a no-op and a jump; laid out for
+ * "on", it costs one jump (BENCHMARKS.md).
+ */
+#if defined(CONFIG_MEM_ALLOC_PROFILING_ENABLED_BY_DEFAULT) || \
+	defined(CONFIG_CC_OPTIMIZE_FOR_SIZE)
+#define alloc_tag_branch(key)	static_branch_likely(key)
+#else
+#define alloc_tag_branch(key)	static_branch_unlikely(key)
+#endif
+
 /**
  * mem_alloc_profiling_enabled() - do allocations get charged now?
  *
@@ -109,8 +123,7 @@ DECLARE_STATIC_KEY_MAYBE(CONFIG_MEM_ALLOC_PROFILING_ENABLED_BY_DEFAULT,
  */
 static __always_inline bool mem_alloc_profiling_enabled(void)
 {
-	return static_branch_maybe(CONFIG_MEM_ALLOC_PROFILING_ENABLED_BY_DEFAULT,
-				   &mem_alloc_profiling_key);
+	return alloc_tag_branch(&mem_alloc_profiling_key);
 }
 
 /**
@@ -126,8 +139,7 @@ static __always_inline bool mem_alloc_profiling_enabled(void)
  */
 static __always_inline bool mem_alloc_profiling_free_enabled(void)
 {
-	return static_branch_maybe(CONFIG_MEM_ALLOC_PROFILING_ENABLED_BY_DEFAULT,
-				   &mem_alloc_profiling_free_key);
+	return alloc_tag_branch(&mem_alloc_profiling_free_key);
 }
 
 struct alloc_tag_counters alloc_tag_read(struct alloc_tag *tag);

@@ -58,16 +58,14 @@ static __always_inline void pgalloc_tag_sub(struct page *page,
  * pgalloc_tag_peek() - the tag of a non-compound block, for
  *	pgalloc_tag_sub_tail()
  * @page: first page of the block
- * @order: order of the block
  *
- * Return: the tag's number, 0 for none (or order 0, or profiling off).
+ * Call only if mem_alloc_profiling_free_enabled().
+ *
+ * Return: the tag's number, 0 for none.
  */
-static __always_inline unsigned int pgalloc_tag_peek(struct page *page,
-						     unsigned int order)
+static __always_inline unsigned int pgalloc_tag_peek(struct page *page)
 {
-	if (mem_alloc_profiling_free_enabled() && order)
-		return __pgalloc_tag_peek(page);
-	return 0;
+	return __pgalloc_tag_peek(page);
 }
 
 /**
@@ -122,8 +120,7 @@ static __always_inline void pgalloc_tag_move(struct page *dst,
 
 static inline void pgalloc_tag_add(struct page *page, unsigned int order) {}
 static inline void pgalloc_tag_sub(struct page *page, unsigned int order) {}
-static inline unsigned int pgalloc_tag_peek(struct page *page,
-					    unsigned int order)
+static inline unsigned int pgalloc_tag_peek(struct page *page)
 {
 	return 0;
 }
