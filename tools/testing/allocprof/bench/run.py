@@ -5,9 +5,9 @@
     run.py [--rounds N] [--iterations N] [--venues qemu,um] [--no-mainline]
            [--src DIR] [--only PREFIXES] [--append] [--only-report]
 
-Builds from one source tree a baseline kernel (profiling compiled out) and a
-profiling kernel for each venue (QEMU TCG x86_64 with 1 vCPU; UML x86_64),
-optionally mainline 6.12 twice (compiled out / in) for QEMU, builds
+Builds from one source tree a baseline kernel (profiling compiled out) and
+two profiling kernels (enabled and disabled by default) for each venue
+(QEMU TCG x86_64 with 1 vCPU; UML x86_64), optionally mainline 6.12 twice (compiled out / in) for QEMU, builds
 allocprof_bench.ko against each, and boots every configuration once per
 round, interleaved (A B C ... A B C ...).  Reports median and min-max per
 configuration and overhead versus the baseline of the same venue, plus the
@@ -199,20 +199,35 @@ def boot_uml(linux, ko, append, timeout=600):
 # --------------------------------------------------------------------------
 # Configurations
 
+# This series' kernels: profiling compiled out, compiled in and enabled by
+# default, compiled in and disabled by default.
+OURS = (
+    ("off", [os.path.join(CONF, "prof-off.config")]),
+    ("on", [os.path.join(CONF, "prof-on.config")]),
+    ("dflt", [os.path.join(CONF, "prof-on.config"),
+              os.path.join(HERE, "configs/default-off.config")]),
+)
+
 
 def configs(venue, k, mainline):
     """(name, kernel key, extra command line, description) per run."""
     c = [
         ("1 baseline", "off", "", "profiling compiled out"),
-        ("2 disabled", "on", "sysctl.vm.mem_profiling=0", "compiled in, booted =0"),
+        ("2 disabled", "dflt", "",
+         "compiled in, disabled by default (ENABLED_BY_DEFAULT=n)"),
+        ("2b disabled, booted =0", "on", "sysctl.vm.mem_profiling=0",
+         "enabled-by-default kernel booted =0"),
+        ("2n never", "on", "sysctl.vm.mem_profiling=never",
+         "enabled-by-default kernel booted =never"),
         ("3 enabled", "on", "", "enabled by default (page tags: default)"),
         ("3a enabled, array", "on", "mem_profiling_page_tags=array",
          "enabled, mem_profiling_page_tags=array"),
-        ("4 runtime", "on", "sysctl.vm.mem_profiling=0 bench_rt=1",
-         "booted =0, echo 1 > vm.mem_profiling before insmod"),
+        ("4 runtime", "dflt", "bench_rt=1",
+         "disabled by default, echo 1 > vm.mem_profiling before insmod"),
+        ("4b runtime, booted =0", "on", "sysctl.vm.mem_profiling=0 bench_rt=1",
+         "enabled-by-default kernel booted =0, echo 1 before insmod"),
         ("5 baseline+acct", "off", "bench_acct=1", "(1) with account=1 in a memcg"),
-        ("6 disabled+acct", "on", "sysctl.vm.mem_profiling=0 bench_acct=1",
-         "(2) with account=1 in a memcg"),
+        ("6 disabled+acct", "dflt", "bench_acct=1", "(2) with account=1 in a memcg"),
         ("7 enabled+acct", "on", "bench_acct=1", "(3) with account=1 in a memcg"),
     ]
     if mainline and venue in ("qemu", "icount"):
@@ -374,11 +389,10 @@ def main():
     if not args.only_report:
         src = source_tree(args)
         if "qemu" in venues or "icount" in venues:
-            for k, frag in (("off", "prof-off"), ("on", "prof-on")):
+            for k, frags in OURS:
                 out = os.path.join(OUT, "q-" + k)
                 build_kernel(src, out, "x86_64",
-                             [os.path.join(CONF, "guest.config"),
-                              os.path.join(CONF, frag + ".config")])
+                             [os.path.join(CONF, "guest.config")] + frags)
                 kernels[("qemu", k)] = (os.path.join(out, "arch/x86/boot/bzImage"),
                                         build_module(out, "x86_64", "q-" + k), out)
             if mainline:
@@ -393,11 +407,10 @@ def main():
                         os.path.join(out, "arch/x86/boot/bzImage"),
                         build_module(out, "x86_64", "ml-" + k), out)
         if "um" in venues:
-            for k, frag in (("off", "prof-off"), ("on", "prof-on")):
+            for k, frags in OURS:
                 out = os.path.join(OUT, "um-" + k)
                 build_kernel(src, out, "um",
-                             [os.path.join(HERE, "configs/um.config"),
-                              os.path.join(CONF, frag + ".config")])
+                             [os.path.join(HERE, "configs/um.config")] + frags)
                 kernels[("um", k)] = (os.path.join(out, "linux"),
                                       build_module(out, "um", "um-" + k), out)
 
