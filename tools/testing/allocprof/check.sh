@@ -65,7 +65,8 @@ boot() { # [CPUS=n] [TIMEOUT=s] boot KERNEL NAME SCRIPT APPEND [FILES...]
 # What counts as a splat on a guest console.
 SPLAT='WARNING:|BUG:|KASAN|Kernel panic|Oops|possible recursive locking|'\
 'inconsistent lock state|possible circular locking|suspicious RCU usage|'\
-'rcu_sched detected stalls|rcu: INFO|alloc_tag: .*(not cleared|charged twice|without a tag|unknown tag)'
+'rcu_sched detected stalls|rcu: INFO|kernel BUG at|slab error in|Slab corruption|'\
+'alloc_tag: .*(not cleared|charged twice|without a tag|unknown tag)'
 PROVOKED='alloc_tag: allocation without a tag from untagged_(slab|page)\+0x[0-9a-f]+/0x[0-9a-f]+ \[allocprof_untagged\]'
 
 note "== build matrix"

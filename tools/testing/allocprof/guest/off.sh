@@ -30,7 +30,10 @@ check "SLAB: the cgroup is charged slab memory ($charged bytes)" \
 rm -rf /tmp/many
 sleep 3
 after=$(slab_kb)
+left=$(awk '$1 == "slab" { print $2 }' /sys/fs/cgroup/t/memory.stat)
 echo "Slab: ${before} kB before, ${grown} kB with the files, ${after} kB after"
 check "SLAB: slabs with vectors are freed (${grown} kB -> ${after} kB)" \
 	[ $((grown - after)) -gt $(((grown - before) / 2)) ]
+check "SLAB: the cgroup's slab charge falls back ($charged -> $left bytes)" \
+	[ "${left:-0}" -lt $((charged / 2)) ]
 exit $FAILED
