@@ -7,9 +7,10 @@
 
 Builds from one source tree a baseline kernel (profiling compiled out) and
 two profiling kernels (enabled and disabled by default) for each venue
-(QEMU TCG x86_64 with 1 vCPU; UML x86_64), optionally mainline 6.12 twice (compiled out / in) for QEMU, builds
-allocprof_bench.ko against each, and boots every configuration once per
-round, interleaved (A B C ... A B C ...).  Reports median and min-max per
+(QEMU TCG x86_64 with 1 vCPU; UML x86_64), optionally mainline 6.12 twice
+(compiled out / in) for each venue, builds allocprof_bench.ko against
+each, and boots every configuration once per round, interleaved
+(A B C ... A B C ...).  Reports median and min-max per
 configuration and overhead versus the baseline of the same venue, plus the
 memory figures and per-hook instruction counts.  Everything goes under
 build/bench*/; the report is build/bench/report.md (raw: results.json).
@@ -230,7 +231,7 @@ def configs(venue, k, mainline):
         ("6 disabled+acct", "dflt", "bench_acct=1", "(2) with account=1 in a memcg"),
         ("7 enabled+acct", "on", "bench_acct=1", "(3) with account=1 in a memcg"),
     ]
-    if mainline and venue in ("qemu", "icount"):
+    if mainline:
         c += [
             ("M1 6.12 baseline", "ml-off", "", "mainline 6.12, compiled out"),
             ("M2 6.12 disabled", "ml-on", "sysctl.vm.mem_profiling=0",
@@ -413,6 +414,17 @@ def main():
                              [os.path.join(HERE, "configs/um.config")] + frags)
                 kernels[("um", k)] = (os.path.join(out, "linux"),
                                       build_module(out, "um", "um-" + k), out)
+            if mainline:
+                msrc = mainline_tree()
+                for k, frag in (("off", "prof-off"), ("on", "prof-on")):
+                    out = os.path.join(ML, "out-um-" + k)
+                    build_kernel(msrc, out, "um",
+                                 [os.path.join(HERE, "configs/um.config"),
+                                  os.path.join(HERE, "configs/ml.config"),
+                                  os.path.join(CONF, frag + ".config")], lax=True)
+                    kernels[("um", "ml-" + k)] = (
+                        os.path.join(out, "linux"),
+                        build_module(out, "um", "ml-um-" + k), out)
 
         results = []
         if os.path.exists(rpath) and args.append:
