@@ -83,6 +83,37 @@ def build_kernel(src, out, arch, frags, lax=False):
     run([os.path.join(HERE, "build.sh"), src, out, arch] + frags, env=env)
 
 
+# venue: (ARCH, folder prefix, first fragment, image in the build folder)
+VENUE_BUILD = {
+    "qemu": ("x86_64", "q-", os.path.join(CONF, "guest.config"),
+             "arch/x86/boot/bzImage"),
+    "um": ("um", "um-", os.path.join(HERE, "configs/um.config"), "linux"),
+}
+
+
+def build_venue(kernels, venue, src, mainline):
+    """Build this series' kernels for venue (and mainline's, if asked)
+    with the module against each; record them in kernels."""
+    arch, prefix, base, image = VENUE_BUILD[venue]
+    for k, frags in OURS:
+        out = os.path.join(OUT, prefix + k)
+        build_kernel(src, out, arch, [base] + frags)
+        kernels[(venue, k)] = (os.path.join(out, image),
+                               build_module(out, arch, prefix + k), out)
+    if not mainline:
+        return
+    msrc = mainline_tree()
+    mp = "" if venue == "qemu" else prefix
+    for k, frag in (("off", "prof-off"), ("on", "prof-on")):
+        out = os.path.join(ML, "out-" + mp + k)
+        build_kernel(msrc, out, arch,
+                     [base, os.path.join(HERE, "configs/ml.config"),
+                      os.path.join(CONF, frag + ".config")], lax=True)
+        kernels[(venue, "ml-" + k)] = (
+            os.path.join(out, image), build_module(out, arch, "ml-" + mp + k),
+            out)
+
+
 def build_module(kdir, arch, name):
     """Build allocprof_bench.ko against kdir in its own folder."""
     mdir = os.path.join(BENCH, "mod", name)
@@ -390,41 +421,9 @@ def main():
     if not args.only_report:
         src = source_tree(args)
         if "qemu" in venues or "icount" in venues:
-            for k, frags in OURS:
-                out = os.path.join(OUT, "q-" + k)
-                build_kernel(src, out, "x86_64",
-                             [os.path.join(CONF, "guest.config")] + frags)
-                kernels[("qemu", k)] = (os.path.join(out, "arch/x86/boot/bzImage"),
-                                        build_module(out, "x86_64", "q-" + k), out)
-            if mainline:
-                msrc = mainline_tree()
-                for k, frag in (("off", "prof-off"), ("on", "prof-on")):
-                    out = os.path.join(ML, "out-" + k)
-                    build_kernel(msrc, out, "x86_64",
-                                 [os.path.join(CONF, "guest.config"),
-                                  os.path.join(HERE, "configs/ml.config"),
-                                  os.path.join(CONF, frag + ".config")], lax=True)
-                    kernels[("qemu", "ml-" + k)] = (
-                        os.path.join(out, "arch/x86/boot/bzImage"),
-                        build_module(out, "x86_64", "ml-" + k), out)
+            build_venue(kernels, "qemu", src, mainline)
         if "um" in venues:
-            for k, frags in OURS:
-                out = os.path.join(OUT, "um-" + k)
-                build_kernel(src, out, "um",
-                             [os.path.join(HERE, "configs/um.config")] + frags)
-                kernels[("um", k)] = (os.path.join(out, "linux"),
-                                      build_module(out, "um", "um-" + k), out)
-            if mainline:
-                msrc = mainline_tree()
-                for k, frag in (("off", "prof-off"), ("on", "prof-on")):
-                    out = os.path.join(ML, "out-um-" + k)
-                    build_kernel(msrc, out, "um",
-                                 [os.path.join(HERE, "configs/um.config"),
-                                  os.path.join(HERE, "configs/ml.config"),
-                                  os.path.join(CONF, frag + ".config")], lax=True)
-                    kernels[("um", "ml-" + k)] = (
-                        os.path.join(out, "linux"),
-                        build_module(out, "um", "ml-um-" + k), out)
+            build_venue(kernels, "um", src, mainline)
 
         results = []
         if os.path.exists(rpath) and args.append:
