@@ -3,7 +3,7 @@
 """Allocation profiling benchmark: build, boot, time, report.
 
     run.py [--rounds N] [--iterations N] [--venues qemu,um] [--no-mainline]
-           [--src DIR] [--only PREFIXES] [--append] [--only-report]
+           [--src DIR] [--only PREFIXES] [--append] [--only-report] [--o2]
 
 Builds from one source tree a baseline kernel (profiling compiled out) and
 two profiling kernels (enabled and disabled by default) for each venue
@@ -91,13 +91,22 @@ VENUE_BUILD = {
 }
 
 
+# --o2: every kernel of this series also gets configs/o2.config (-O2, as
+# distributions build, instead of tinyconfig's -Os), in its own folders.
+O2 = {"on": False}
+
+
 def build_venue(kernels, venue, src, mainline):
     """Build this series' kernels for venue (and mainline's, if asked)
     with the module against each; record them in kernels."""
     arch, prefix, base, image = VENUE_BUILD[venue]
+    extra = []
+    if O2["on"]:
+        prefix += "O2-"
+        extra = [os.path.join(HERE, "configs/o2.config")]
     for k, frags in OURS:
         out = os.path.join(OUT, prefix + k)
-        build_kernel(src, out, arch, [base] + frags)
+        build_kernel(src, out, arch, [base] + frags + extra)
         kernels[(venue, k)] = (os.path.join(out, image),
                                build_module(out, arch, prefix + k), out)
     if not mainline:
@@ -411,7 +420,11 @@ def main():
     ap.add_argument("--only-report", action="store_true")
     ap.add_argument("--append", action="store_true",
                     help="add to build/bench/results.json instead of starting anew")
+    ap.add_argument("--o2", action="store_true",
+                    help="build this series' kernels with -O2 "
+                    "(configs/o2.config, own folders)")
     args = ap.parse_args()
+    O2["on"] = args.o2
     venues = args.venues.split(",")
     mainline = not args.no_mainline
     os.makedirs(OUT, exist_ok=True)
