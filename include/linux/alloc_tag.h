@@ -70,6 +70,9 @@ enum alloc_tag_meta {
 #include <linux/jump_label.h>
 #include <linux/percpu.h>
 #include <linux/sched.h>
+#if defined(CONFIG_UML) && defined(CONFIG_64BIT) && !defined(CONFIG_SMP)
+#include <asm/local.h>
+#endif
 
 #define ALLOC_TAG_SECTION	alloc_tags
 
@@ -97,24 +100,16 @@ static __always_inline bool alloc_tag_is_real(const struct alloc_tag *tag)
 	return (unsigned long)tag > (unsigned long)ALLOC_TAG_NONE;
 }
 
+/*
+ * The hooks' static branches are laid out for "on" whatever the default
+ * (static_branch_likely()): GCC, at -Os and at -O2, keeps an "unlikely"
+ * body in line and jumps over it, so a disabled hook would cost a no-op
+ * and a jump; laid out for "on", it costs one jump (BENCHMARKS.md).
+ */
 DECLARE_STATIC_KEY_MAYBE(CONFIG_MEM_ALLOC_PROFILING_ENABLED_BY_DEFAULT,
 			 mem_alloc_profiling_key);
 DECLARE_STATIC_KEY_MAYBE(CONFIG_MEM_ALLOC_PROFILING_ENABLED_BY_DEFAULT,
 			 mem_alloc_profiling_free_key);
-
-/*
- * The hooks' static branches are laid out for the configured default: off,
- * the hook's body is out of the way and a disabled hook is a no-op.  Not
- * when optimising for size: GCC -Os then keeps the body in line and jumps
- * over it, so a disabled hook would cost a no-op and a jump; laid out for
- * "on", it costs one jump (BENCHMARKS.md).
- */
-#if defined(CONFIG_MEM_ALLOC_PROFILING_ENABLED_BY_DEFAULT) || \
-	defined(CONFIG_CC_OPTIMIZE_FOR_SIZE)
-#define alloc_tag_branch(key)	static_branch_likely(key)
-#else
-#define alloc_tag_branch(key)	static_branch_unlikely(key)
-#endif
 
 /**
  * mem_alloc_profiling_enabled() - do allocations get charged now?
@@ -123,7 +118,7 @@ DECLARE_STATIC_KEY_MAYBE(CONFIG_MEM_ALLOC_PROFILING_ENABLED_BY_DEFAULT,
  */
 static __always_inline bool mem_alloc_profiling_enabled(void)
 {
-	return alloc_tag_branch(&mem_alloc_profiling_key);
+	return static_branch_likely(&mem_alloc_profiling_key);
 }
 
 /**
@@ -139,7 +134,7 @@ static __always_inline bool mem_alloc_profiling_enabled(void)
  */
 static __always_inline bool mem_alloc_profiling_free_enabled(void)
 {
-	return alloc_tag_branch(&mem_alloc_profiling_free_key);
+	return static_branch_likely(&mem_alloc_profiling_free_key);
 }
 
 struct alloc_tag_counters alloc_tag_read(struct alloc_tag *tag);
@@ -178,9 +173,12 @@ void alloc_tag_report_untagged(unsigned long caller);
 /*
  * Add to a tag's counters.  Allocations and frees happen in every context,
  * including interrupts, so the two updates must not be torn by one: on x86
- * each this_cpu_add() is a single instruction and needs nothing more; other
- * architectures get one interrupt-disabled section for both counters rather
- * than one each.
+ * each this_cpu_add() is a single instruction and needs nothing more.  UML
+ * on x86-64 runs one CPU and takes its interrupts (host signals) between
+ * instructions, so x86's local_add(), one add to memory, is as safe there,
+ * where this_cpu_add() would mask and unmask signals with two calls each
+ * time.  Other architectures get one interrupt-disabled section for both
+ * counters rather than one each.
  */
 static __always_inline void alloc_tag_counters_add(struct alloc_tag *tag,
 						   s64 bytes, s64 calls)
@@ -190,6 +188,12 @@ static __always_inline void alloc_tag_counters_add(struct alloc_tag *tag,
 #ifdef CONFIG_X86
 	this_cpu_add(c->bytes, bytes);
 	this_cpu_add(c->calls, calls);
+#elif defined(CONFIG_UML) && defined(CONFIG_64BIT) && !defined(CONFIG_SMP)
+	struct alloc_tag_counters *p = raw_cpu_ptr(c);
+
+	BUILD_BUG_ON(sizeof(local_t) != sizeof(p->bytes));
+	local_add(bytes, (local_t *)&p->bytes);
+	local_add(calls, (local_t *)&p->calls);
 #else
 	unsigned long flags;
 
