@@ -202,6 +202,10 @@ else
 	ko "sanitizer boot checks (no kernel)"
 fi
 
+note "== FORTIFY_SOURCE (modules against modules_prepare of -O2 FORTIFY kernels)"
+"$here/fortify.sh" >"$logs/fortify.log" 2>&1
+tally "$logs/fortify.log" "fortify"
+
 note "== patch series (git am, quilt, patch -p1, same tree, checkpatch, docs)"
 "$here/series-check.sh" >"$logs/series.log" 2>&1
 tally "$logs/series.log" "series"
