@@ -70,9 +70,6 @@ enum alloc_tag_meta {
 #include <linux/jump_label.h>
 #include <linux/percpu.h>
 #include <linux/sched.h>
-#if defined(CONFIG_UML) && defined(CONFIG_64BIT) && !defined(CONFIG_SMP)
-#include <asm/local.h>
-#endif
 
 #define ALLOC_TAG_SECTION	alloc_tags
 
@@ -173,36 +170,20 @@ void alloc_tag_report_untagged(unsigned long caller);
 
 /*
  * Add to a tag's counters.  Allocations and frees happen in every context,
- * including interrupts, so the two updates must not be torn by one: on x86
- * each this_cpu_add() is a single instruction and needs nothing more.  UML
- * on x86-64 runs one CPU and takes its interrupts (host signals) between
- * instructions, so x86's local_add(), one add to memory, is as safe there,
- * where this_cpu_add() would mask and unmask signals with two calls each
- * time.  Other architectures get one interrupt-disabled section for both
- * counters rather than one each.
+ * including interrupts, so each update must be safe against one:
+ * this_cpu_add() gives that on every architecture, with one instruction on
+ * x86 and an atomic or LL/SC add on arm64.  Where an architecture has no
+ * such instruction the generic this_cpu_add() disables interrupts around
+ * the add.
  */
 static __always_inline void alloc_tag_counters_add(struct alloc_tag *tag,
 						   s64 bytes, s64 calls)
 {
 	/* Load once: for the compiler, a per-CPU update may change tag->counters. */
 	struct alloc_tag_counters __percpu *c = tag->counters;
-#ifdef CONFIG_X86
+
 	this_cpu_add(c->bytes, bytes);
 	this_cpu_add(c->calls, calls);
-#elif defined(CONFIG_UML) && defined(CONFIG_64BIT) && !defined(CONFIG_SMP)
-	struct alloc_tag_counters *p = raw_cpu_ptr(c);
-
-	BUILD_BUG_ON(sizeof(local_t) != sizeof(p->bytes));
-	local_add(bytes, (local_t *)&p->bytes);
-	local_add(calls, (local_t *)&p->calls);
-#else
-	unsigned long flags;
-
-	local_irq_save(flags);
-	raw_cpu_add(c->bytes, bytes);
-	raw_cpu_add(c->calls, calls);
-	local_irq_restore(flags);
-#endif
 }
 
 /**
