@@ -39,7 +39,8 @@ typedef unsigned long long u64;
 #define DEFAULT_TOP		20
 #define DEFAULT_WATCH_TOP	10
 #define DEFAULT_INTERVAL	5.0
-#define MAX_SKIP_WARNINGS	20	/* per file, then only a count */
+#define MAX_LINE_WARNINGS	10	/* per file read, then only counts */
+#define COUNTER_MAX		((u64)LLONG_MAX)	/* above: a wrapped negative */
 
 enum format { FMT_TABLE, FMT_JSON, FMT_CSV, FMT_PROM };
 enum sort_key { SORT_BYTES, SORT_CALLS };
@@ -73,6 +74,7 @@ struct site {
 	size_t order;		/* rank of the first line with this identity */
 	u64 bytes;
 	u64 calls;
+	bool inaccurate;	/* accurate:no: the figures are lower bounds */
 };
 
 struct sites {
@@ -112,7 +114,19 @@ struct table {
 
 static FILE *out;		/* where reports go */
 static bool quiet;		/* no messages at all (fuzzing) */
+static bool terse;		/* watch after its first read: counts, not lines */
 static bool overflow_warned;
+
+/* What one read of a file found, for its warnings and errors. */
+struct read_stats {
+	unsigned long long lines;	/* lines read, header included */
+	unsigned long long sites;	/* data lines used */
+	unsigned long long skipped;	/* malformed lines skipped (--lenient) */
+	unsigned long long negative;	/* counters read as 0 */
+	unsigned long long skipped_shown;	/* warnings printed for them */
+	unsigned long long negative_shown;
+	bool header;
+};
 
 static void vmessage(const char *kind, const char *fmt, va_list ap)
 {
@@ -178,15 +192,18 @@ static void *grow(void *v, size_t *alloc, size_t nr, size_t size)
 	return xrealloc(v, *alloc * size);
 }
 
-/* Sum two counters; on overflow stay at U64_MAX and say so once. */
+/*
+ * Sum two counters of at most COUNTER_MAX; stay at COUNTER_MAX, and say so
+ * once, rather than go beyond: what the tool prints must read back as it is.
+ */
 static u64 add_sat(u64 a, u64 b)
 {
-	if (a > U64_MAX - b) {
+	if (a > COUNTER_MAX - b) {
 		if (!overflow_warned)
 			warnf("counter overflow while summing, value saturated at %llu",
-			      U64_MAX);
+			      COUNTER_MAX);
 		overflow_warned = true;
-		return U64_MAX;
+		return COUNTER_MAX;
 	}
 	return a + b;
 }
@@ -249,8 +266,11 @@ static int parse_u64(const char *s, u64 *val)
 }
 
 /*
- * Mainline prints the byte counter with %lli, and a sum of per-cpu counters
- * read while they change can be slightly negative: such a value reads as 0.
+ * A counter is a sum of per-CPU counters read while they change, so it can
+ * be negative for a moment.  Mainline prints the bytes with %lli ("-64");
+ * this kernel prints both counters, and mainline the calls, with %llu, so
+ * there a negative sum arrives wrapped, as 2^63 or more, a value that no
+ * machine can reach.  Both forms read as 0.
  */
 static const char *parse_counter(const char *tok, bool bytes, u64 *val, bool *negative)
 {
@@ -267,7 +287,7 @@ static const char *parse_counter(const char *tok, bool bytes, u64 *val, bool *ne
 	if (ret)
 		return bytes ? "byte count is not a decimal number" :
 			       "call count is not a decimal number";
-	if (neg && *val) {
+	if ((neg && *val) || *val > COUNTER_MAX) {
 		*negative = true;
 		*val = 0;
 	}
@@ -350,11 +370,13 @@ static const char *parse_line(char *s, size_t len, struct site *r, bool *negativ
 		return "empty function name";
 	r->func = tok + 5;
 
-	/* Newer kernels may append KEY:VALUE fields such as accurate:no. */
+	/* KEY:VALUE fields may follow; accurate:no is kept, others ignored. */
 	while ((tok = next_token(&pos))) {
 		colon = strchr(tok, ':');
 		if (!colon || colon == tok)
 			return "unexpected field after func:FUNCTION (not KEY:VALUE)";
+		if (!strcmp(tok, "accurate:no"))
+			r->inaccurate = true;
 	}
 	return NULL;
 }
@@ -376,6 +398,7 @@ static void add_site(struct sites *s, const struct site *r)
 	st->line = r->line;
 	st->bytes = r->bytes;
 	st->calls = r->calls;
+	st->inaccurate = r->inaccurate;
 	st->order = s->nr++;
 }
 
@@ -409,13 +432,53 @@ static const char *handle_line(char *line, size_t len, struct sites *s, bool *ne
 	return why;
 }
 
+/* A warning about one line: at most MAX_LINE_WARNINGS per file read. */
+static void line_warning(struct read_stats *st, unsigned long long *shown,
+			 const char *fmt, ...)
+{
+	va_list ap;
+
+	if (terse || st->skipped_shown + st->negative_shown >= MAX_LINE_WARNINGS)
+		return;
+	(*shown)++;
+	va_start(ap, fmt);
+	vmessage("warning: ", fmt, ap);
+	va_end(ap);
+}
+
+/* The counts of what line_warning() did not show. */
+static void line_warnings_summary(const char *name, const struct read_stats *st)
+{
+	if (st->negative > st->negative_shown)
+		warnf("%s: %llu negative counters read as 0, %llu of them not shown", name,
+		      st->negative, st->negative - st->negative_shown);
+	if (st->skipped > st->skipped_shown)
+		warnf("%s: %llu malformed lines skipped, %llu of them not shown", name,
+		      st->skipped, st->skipped - st->skipped_shown);
+}
+
+/* Warn, once, of a header version whose lines this tool may misread. */
+static void check_version(const char *name, const char *line)
+{
+	static bool warned;
+	const char *v = line + strlen(HEADER_PREFIX);
+	int n = strcspn(v, " \t");
+
+	if (warned || (n == 3 && (!strncmp(v, "1.0", 3) || !strncmp(v, "2.0", 3))))
+		return;
+	warnf("%s:1: unknown header version %.*s (known: 1.0 and 2.0), reading on",
+	      name, n, v);
+	warned = true;
+}
+
 /*
  * Read the lines of @fp into @s as they come, duplicates not yet merged.
- * A malformed line is an error, or with @lenient a warning.
+ * A malformed line is an error, or with @lenient a warning; with @lenient,
+ * a file that gave nothing valid but a header is an error all the same.
  */
 static int parse_stream(FILE *fp, const char *name, bool lenient, struct sites *s)
 {
-	unsigned long long lineno = 0, skipped = 0;
+	struct read_stats st = { 0 };
 	const char *why;
 	char *line = NULL;
 	size_t cap = 0, len;
@@ -425,14 +488,17 @@ static int parse_stream(FILE *fp, const char *name, bool lenient, struct sites *
 
 	while ((n = getline(&line, &cap, fp)) != -1) {
 		len = n;
-		lineno++;
+		st.lines++;
 		if (len && line[len - 1] == '\n')
 			line[--len] = '\0';
 		if (len && line[len - 1] == '\r')
 			line[--len] = '\0';
-		if (lineno == 1) {
-			if (is_header(line, len))
+		if (st.lines == 1) {
+			if (is_header(line, len)) {
+				st.header = true;
+				check_version(name, line);
 				continue;
+			}
 			if (!lenient) {
 				errorf("%s:1: missing header line \"%sX.Y\"", name, HEADER_PREFIX);
 				ret = -1;
@@ -441,33 +507,38 @@ static int parse_stream(FILE *fp, const char *name, bool lenient, struct sites *
 			warnf("%s:1: missing header line, reading on", name);
 		}
 		why = handle_line(line, len, s, &negative);
-		if (negative && !why)
-			warnf("%s:%llu: negative counter read as 0", name, lineno);
-		if (!why)
+		if (!why) {
+			if (s->nr > st.sites) {
+				st.sites = s->nr;
+				if (negative) {
+					st.negative++;
+					line_warning(&st, &st.negative_shown,
+						     "%s:%llu: negative counter read as 0", name,
+						     st.lines);
+				}
+			}
 			continue;
+		}
 		if (!lenient) {
-			errorf("%s:%llu: %s", name, lineno, why);
+			errorf("%s:%llu: %s", name, st.lines, why);
 			ret = -1;
 			break;
 		}
-		if (++skipped <= MAX_SKIP_WARNINGS)
-			warnf("%s:%llu: %s; line skipped", name, lineno, why);
+		st.skipped++;
+		line_warning(&st, &st.skipped_shown, "%s:%llu: %s; line skipped", name,
+			     st.lines, why);
 	}
-	if (skipped > MAX_SKIP_WARNINGS)
-		warnf("%s: %llu malformed lines skipped, %llu of them not shown", name,
-		      skipped, skipped - MAX_SKIP_WARNINGS);
+	line_warnings_summary(name, &st);
 	if (!ret && ferror(fp)) {
 		errorf("%s: read error: %s", name, strerror(errno));
 		ret = -1;
 	}
-	if (!ret && !lineno) {
-		if (lenient) {
-			warnf("%s: empty file", name);
-		} else {
-			errorf("%s: empty file, missing header line \"%sX.Y\"", name,
-			       HEADER_PREFIX);
-			ret = -1;
-		}
+	if (!ret && !st.lines) {
+		errorf("%s: empty file, missing header line \"%sX.Y\"", name, HEADER_PREFIX);
+		ret = -1;
+	} else if (!ret && !st.sites && (st.skipped || !st.header)) {
+		errorf("%s: no valid line in %llu lines", name, st.lines);
+		ret = -1;
 	}
 	free(line);
 	return ret;
@@ -521,6 +592,7 @@ static void merge_sites(struct sites *s)
 		}
 		s->v[i].bytes = add_sat(s->v[i].bytes, s->v[j].bytes);
 		s->v[i].calls = add_sat(s->v[i].calls, s->v[j].calls);
+		s->v[i].inaccurate |= s->v[j].inaccurate;
 		free(s->v[j].file);
 	}
 	s->nr = i + 1;
@@ -1764,6 +1836,7 @@ static int cmd_watch(const struct opts *o)
 
 	if (load(o->input, o, &prev))
 		return 1;
+	terse = true;	/* the next reads only count what they would repeat */
 	for (i = 0; !o->count || i < o->count; i++) {
 		sleep_seconds(o->interval);
 		if (load(o->input, o, &cur)) {

@@ -212,6 +212,10 @@ cases() {
 	t snapshot-prometheus	snapshot -f vmlinux.txt --prometheus -n 3
 	t snapshot-huge		snapshot -f huge.txt
 	t snapshot-negative	snapshot -f negative.txt
+	t snapshot-wrapped	snapshot -f wrapped.txt
+	t top-wrapped		top -f wrapped.txt -n 0
+	t top-wrapped-json	top -f wrapped.txt --json -n 3
+	t snapshot-many-negative snapshot -f many-negative.txt --min 100K
 
 	# diff
 	t diff-load		diff vmlinux.txt modules.txt
@@ -232,6 +236,7 @@ cases() {
 	# watch of a file that does not change
 	t watch-static		watch -f vmlinux.txt -i 0 --count 2
 	t watch-static-json	watch -f vmlinux.txt -i 0 --count 2 --json
+	t watch-negative	watch -f many-negative.txt -i 0 --count 3 -n 1
 
 	# bad input
 	t malformed		top -f malformed.txt
@@ -244,6 +249,11 @@ cases() {
 	t empty-lenient		top -f empty.txt --lenient
 	t empty-lenient-json	snapshot -f empty.txt --lenient --json
 	t missing-file		top -f does-not-exist.txt
+	t all-malformed		top -f all-malformed.txt
+	t all-malformed-lenient	top -f all-malformed.txt --lenient
+	t header-only-lenient	top -f header-only.txt --lenient
+	t version-unknown	top -f version3.txt
+	t watch-version-unknown	watch -f version3.txt -i 0 --count 2
 
 	# command line
 	t help			--help
@@ -367,14 +377,18 @@ else
 	fail long-lines "$OUT/long.err"
 fi
 
-# Random bytes, alone and after a valid header: never a crash, exit 1 unless
-# --lenient, which always reads something (perhaps nothing) and exits 0.
+# Random bytes, alone and after a valid header: never a crash, exit 1, with
+# --lenient too since no line is valid.  A valid file with random bytes
+# appended fails strictly, and --lenient reads its valid lines (exit 0).
 garbage() {
-	local f=$OUT/garbage.bin g=$OUT/garbage2.bin bin rc bad=
+	local f=$OUT/garbage.bin g=$OUT/garbage2.bin h=$OUT/garbage3.bin bin rc bad= want
 	head -c 262144 /dev/urandom >"$f"
 	{ printf 'allocinfo - version: 1.0\n'; head -c 65536 /dev/urandom; } >"$g"
+	{ cat "$FIX/vmlinux.txt"; head -c 65536 /dev/urandom; } >"$h"
 	for bin in "$BIN" $ASAN; do
-		for inp in "$f" "$g"; do
+		for inp in "$f" "$g" "$h"; do
+			want=1
+			[ "$inp" = "$h" ] && want=0
 			for args in "top" "group --by dir" "snapshot --json" "top --prometheus"; do
 				# shellcheck disable=SC2086 # $args is split on purpose
 				"$bin" $args -f "$inp" >/dev/null 2>"$OUT/garbage.err"
@@ -383,11 +397,14 @@ garbage() {
 				# shellcheck disable=SC2086
 				"$bin" $args --lenient -f "$inp" >/dev/null 2>"$OUT/garbage.err"
 				rc=$?
-				[ $rc = 0 ] || bad="$bad [$bin $args --lenient -f $inp: exit $rc]"
+				[ $rc = $want ] || bad="$bad [$bin $args --lenient -f $inp: exit $rc]"
+				if [ $want = 1 ] && ! grep -q 'no valid line' "$OUT/garbage.err"; then
+					bad="$bad [$bin $args --lenient -f $inp: no 'no valid line' error]"
+				fi
 			done
 			"$bin" diff --lenient "$inp" "$FIX/vmlinux.txt" >/dev/null 2>&1
 			rc=$?
-			[ $rc = 0 ] || bad="$bad [$bin diff --lenient $inp: exit $rc]"
+			[ $rc = $want ] || bad="$bad [$bin diff --lenient $inp: exit $rc]"
 		done
 	done
 	echo "$bad" >"$OUT/garbage.log"
