@@ -100,6 +100,7 @@ struct group {
 	u64 bytes;
 	u64 calls;
 	size_t sites;
+	bool inaccurate;	/* one of its sites is marked accurate:no */
 };
 
 /* A table printed with aligned columns; the last column is not padded. */
@@ -786,14 +787,19 @@ static void table_print(struct table *t)
 	t->alloc = 0;
 }
 
-static void site_cells(struct table *t, const struct site *st)
+/* The mark of a table row whose figures are lower bounds, after its last cell. */
+#define INACCURATE_MARK		"  accurate:no"
+#define INACCURATE_NOTE \
+	"accurate:no: the kernel missed some allocations there, the figures are lower bounds\n"
+
+static void site_cells(struct table *t, const struct site *st, bool inaccurate)
 {
 	tcell(t, "%s", module_name(st));
 	tcell(t, "%s", st->func);
-	tcell(t, "%s:%u", st->file, st->line);
+	tcell(t, "%s:%u%s", st->file, st->line, inaccurate ? INACCURATE_MARK : "");
 }
 
-static void json_site_id(const struct site *st)
+static void json_site_id(const struct site *st, bool inaccurate)
 {
 	fputs("\"file\": ", out);
 	json_str(st->file);
@@ -801,16 +807,17 @@ static void json_site_id(const struct site *st)
 	json_str(module_name(st));
 	fputs(", \"func\": ", out);
 	json_str(st->func);
+	fprintf(out, ", \"accurate\": %s", inaccurate ? "false" : "true");
 }
 
-static void csv_site_id(const struct site *st)
+static void csv_site_id(const struct site *st, bool inaccurate)
 {
 	csv_str(module_name(st));
 	fputc(',', out);
 	csv_str(st->func);
 	fputc(',', out);
 	csv_str(st->file);
-	fprintf(out, ",%u", st->line);
+	fprintf(out, ",%u,%s", st->line, inaccurate ? "no" : "yes");
 }
 
 /* ------------------------------------------------------------------ top */
@@ -875,7 +882,7 @@ static void json_site(const struct site *st, const struct sites *s, bool percent
 	if (percent)
 		fprintf(out, "\"bytes_percent\": %.2f, \"calls_percent\": %.2f, ",
 			share(st->bytes, s->bytes), share(st->calls, s->calls));
-	json_site_id(st);
+	json_site_id(st, st->inaccurate);
 	fputc('}', out);
 }
 
@@ -892,6 +899,7 @@ static void do_top(const struct opts *o, const struct sites *s)
 	const struct site **v = xmalloc(s->nr * sizeof(*v));
 	struct table t = { .cols = 6, .align = "rrrlll" };
 	u64 other_bytes = 0, other_calls = 0;
+	bool marked = false;
 	size_t i, n = 0;
 	char buf[32];
 
@@ -920,11 +928,14 @@ static void do_top(const struct opts *o, const struct sites *s)
 				tcell(&t, "%.1f%%", share(v[i]->bytes, s->bytes));
 				tcell(&t, "%llu", v[i]->calls);
 			}
-			site_cells(&t, v[i]);
+			site_cells(&t, v[i], v[i]->inaccurate);
+			marked |= v[i]->inaccurate;
 		}
 		table_print(&t);
 		fprintf(out, "total: %s in %llu calls at %zu sites, %zu shown\n",
 			human(s->bytes, buf, sizeof(buf)), s->calls, s->nr, n);
+		if (marked)
+			fputs(INACCURATE_NOTE, out);
 		break;
 	case FMT_JSON:
 		fprintf(out, "{\n  \"total_bytes\": %llu,\n  \"total_calls\": %llu,\n",
@@ -938,11 +949,12 @@ static void do_top(const struct opts *o, const struct sites *s)
 		fputs(n ? "\n  ]\n}\n" : "]\n}\n", out);
 		break;
 	case FMT_CSV:
-		fputs("bytes,calls,bytes_percent,calls_percent,module,func,file,line\n", out);
+		fputs("bytes,calls,bytes_percent,calls_percent,module,func,file,line,accurate\n",
+		      out);
 		for (i = 0; i < n; i++) {
 			fprintf(out, "%llu,%llu,%.2f,%.2f,", v[i]->bytes, v[i]->calls,
 				share(v[i]->bytes, s->bytes), share(v[i]->calls, s->calls));
-			csv_site_id(v[i]);
+			csv_site_id(v[i], v[i]->inaccurate);
 			fputc('\n', out);
 		}
 		break;
@@ -1063,7 +1075,7 @@ static void do_group(const struct opts *o, const struct sites *s)
 	struct table t = { .cols = 5, .align = "rrrrl", .head = head };
 	size_t limit = get_limit(o, 0);
 	u64 other_bytes = 0, other_calls = 0;
-	bool other = limit || o->min;
+	bool other = limit || o->min, marked = false;
 	size_t i, n = 0, shown = 0;
 	char buf[32];
 
@@ -1072,6 +1084,7 @@ static void do_group(const struct opts *o, const struct sites *s)
 		g[i].bytes = s->v[i].bytes;
 		g[i].calls = s->v[i].calls;
 		g[i].sites = 1;
+		g[i].inaccurate = s->v[i].inaccurate;
 	}
 	qsort(g, s->nr, sizeof(*g), cmp_group_key);
 	for (i = 0; i < s->nr; i++) {
@@ -1079,6 +1092,7 @@ static void do_group(const struct opts *o, const struct sites *s)
 			g[n - 1].bytes = add_sat(g[n - 1].bytes, g[i].bytes);
 			g[n - 1].calls = add_sat(g[n - 1].calls, g[i].calls);
 			g[n - 1].sites++;
+			g[n - 1].inaccurate |= g[i].inaccurate;
 			free(g[i].key);
 		} else {
 			g[n++] = g[i];
@@ -1115,11 +1129,14 @@ static void do_group(const struct opts *o, const struct sites *s)
 				tcell(&t, "%llu", g[i].calls);
 			}
 			tcell(&t, "%zu", g[i].sites);
-			tcell(&t, "%s", g[i].key);
+			tcell(&t, "%s%s", g[i].key, g[i].inaccurate ? INACCURATE_MARK : "");
+			marked |= g[i].inaccurate;
 		}
 		table_print(&t);
 		fprintf(out, "total: %s in %llu calls at %zu sites, %zu groups, %zu shown\n",
 			human(s->bytes, buf, sizeof(buf)), s->calls, s->nr, n, shown);
+		if (marked)
+			fputs(INACCURATE_NOTE, out);
 		break;
 	case FMT_JSON:
 		fputs("{\n  \"by\": ", out);
@@ -1133,18 +1150,19 @@ static void do_group(const struct opts *o, const struct sites *s)
 			json_str(g[i].key);
 			fprintf(out, ", \"bytes\": %llu, \"calls\": %llu, \"sites\": %zu, ",
 				g[i].bytes, g[i].calls, g[i].sites);
-			fprintf(out, "\"bytes_percent\": %.2f, \"calls_percent\": %.2f}",
+			fprintf(out, "\"bytes_percent\": %.2f, \"calls_percent\": %.2f, ",
 				share(g[i].bytes, s->bytes), share(g[i].calls, s->calls));
+			fprintf(out, "\"accurate\": %s}", g[i].inaccurate ? "false" : "true");
 		}
 		fputs(shown ? "\n  ]\n}\n" : "]\n}\n", out);
 		break;
 	case FMT_CSV:
-		fputs("group,bytes,calls,sites,bytes_percent,calls_percent\n", out);
+		fputs("group,bytes,calls,sites,bytes_percent,calls_percent,accurate\n", out);
 		for (i = 0; i < shown; i++) {
 			csv_str(g[i].key);
-			fprintf(out, ",%llu,%llu,%zu,%.2f,%.2f\n", g[i].bytes, g[i].calls,
+			fprintf(out, ",%llu,%llu,%zu,%.2f,%.2f,%s\n", g[i].bytes, g[i].calls,
 				g[i].sites, share(g[i].bytes, s->bytes),
-				share(g[i].calls, s->calls));
+				share(g[i].calls, s->calls), g[i].inaccurate ? "no" : "yes");
 		}
 		break;
 	case FMT_PROM:
@@ -1193,7 +1211,7 @@ static void do_snapshot(const struct opts *o, const struct sites *s)
 		fprintf(out, "{\n  \"total_bytes\": %llu,\n  \"total_calls\": %llu,\n%s%zu,\n%s",
 			s->bytes, s->calls, "  \"total_sites\": ", s->nr, "  \"sites\": [");
 	else if (o->fmt == FMT_CSV)
-		fputs("bytes,calls,module,func,file,line\n", out);
+		fputs("bytes,calls,module,func,file,line,accurate\n", out);
 	else
 		fputs(SNAPSHOT_HEADER, out);
 
@@ -1208,7 +1226,7 @@ static void do_snapshot(const struct opts *o, const struct sites *s)
 			break;
 		case FMT_CSV:
 			fprintf(out, "%llu,%llu,", st->bytes, st->calls);
-			csv_site_id(st);
+			csv_site_id(st, st->inaccurate);
 			fputc('\n', out);
 			break;
 		default:
@@ -1216,7 +1234,8 @@ static void do_snapshot(const struct opts *o, const struct sites *s)
 				st->line);
 			if (*st->module)
 				fprintf(out, "[%s] ", st->module);
-			fprintf(out, "func:%s\n", st->func);
+			fprintf(out, "func:%s%s\n", st->func,
+				st->inaccurate ? " accurate:no" : "");
 			break;
 		}
 		n++;
@@ -1315,13 +1334,21 @@ static size_t select_changes(struct change *c, size_t n, const struct opts *o, s
 	return k;
 }
 
-static void changes_table(const struct change *c, size_t n)
+/* A change involves figures that are lower bounds. */
+static bool change_inaccurate(const struct change *c)
+{
+	return (c->old && c->old->inaccurate) || (c->new && c->new->inaccurate);
+}
+
+/* Print the changes; true if a row is marked accurate:no. */
+static bool changes_table(const struct change *c, size_t n)
 {
 	static const char * const head[] = {
 		"CHANGE", "CALLS", "OLD SIZE", "NEW SIZE", "STATUS", "MODULE", "FUNCTION",
 		"LOCATION"
 	};
 	struct table t = { .cols = 8, .align = "rrrrllll", .head = head };
+	bool marked = false;
 	char buf[40];
 	size_t i;
 
@@ -1333,9 +1360,11 @@ static void changes_table(const struct change *c, size_t n)
 		tcell(&t, "%s", c[i].old ? human(c[i].old->bytes, buf, sizeof(buf)) : "-");
 		tcell(&t, "%s", c[i].new ? human(c[i].new->bytes, buf, sizeof(buf)) : "-");
 		tcell(&t, "%s", change_status(&c[i]));
-		site_cells(&t, st);
+		site_cells(&t, st, change_inaccurate(&c[i]));
+		marked |= change_inaccurate(&c[i]);
 	}
 	table_print(&t);
+	return marked;
 }
 
 static void json_change(const struct change *c)
@@ -1360,7 +1389,7 @@ static void json_change(const struct change *c)
 	else
 		fputs(", \"new_bytes\": null, \"new_calls\": null", out);
 	fputs(", ", out);
-	json_site_id(st);
+	json_site_id(st, change_inaccurate(c));
 	fputc('}', out);
 }
 
@@ -1380,12 +1409,13 @@ static void csv_change(const struct change *c)
 		fprintf(out, "%llu,%llu,", c->new->bytes, c->new->calls);
 	else
 		fputs(",,", out);
-	csv_site_id(st);
+	csv_site_id(st, change_inaccurate(c));
 	fputc('\n', out);
 }
 
 #define CHANGES_CSV_HEAD \
-	"status,delta_bytes,delta_calls,old_bytes,old_calls,new_bytes,new_calls,module,func,file,line\n"
+	"status,delta_bytes,delta_calls,old_bytes,old_calls,new_bytes,new_calls," \
+	"module,func,file,line,accurate\n"
 
 static void json_totals(const char *key, const char *source, const struct sites *s)
 {
@@ -1402,7 +1432,7 @@ static void do_diff(const struct opts *o, const char *old_name, const struct sit
 	struct change *c = compute_changes(a, b, &n);
 	char b1[32], b2[32], b3[40];
 	u64 dbytes, dcalls;
-	bool bdown, cdown;
+	bool bdown, cdown, marked = false;
 
 	for (i = 0; i < n; i++) {
 		const char *st = change_status(&c[i]);
@@ -1435,7 +1465,7 @@ static void do_diff(const struct opts *o, const char *old_name, const struct sit
 		break;
 	default:
 		if (n)
-			changes_table(c, shown);
+			marked = changes_table(c, shown);
 		else
 			fputs("no changes\n", out);
 		fprintf(out, "old: %s in %llu calls at %zu sites (%s)\n",
@@ -1447,6 +1477,8 @@ static void do_diff(const struct opts *o, const char *old_name, const struct sit
 		fprintf(out, "%zu sites changed: %zu grew, %zu shrank, %zu new, %zu gone, ",
 			n, kind[0], kind[1], kind[2], kind[3]);
 		fprintf(out, "%zu calls only; %zu shown\n", kind[4], shown);
+		if (marked)
+			fputs(INACCURATE_NOTE, out);
 		break;
 	}
 	free(c);
@@ -1500,8 +1532,8 @@ static void watch_report(const struct opts *o, const struct sites *a, const stru
 			fprintf(out, "%zu sites changed, %zu shown\n", n, shown);
 		else
 			fputs("no changes\n", out);
-		if (shown)
-			changes_table(c, shown);
+		if (shown && changes_table(c, shown))
+			fputs(INACCURATE_NOTE, out);
 		fputc('\n', out);
 		break;
 	}

@@ -202,6 +202,20 @@ cases() {
 	t escape-csv		top -f escape.txt --csv
 	t escape-group-prometheus group --by module -f escape.txt --prometheus
 
+	# accurate:no is carried into every format
+	t top-accurate		top -f accurate.txt
+	t top-accurate-json	top -f accurate.txt --json
+	t top-accurate-csv	top -f accurate.txt --csv
+	t group-accurate	group --by module -f accurate.txt
+	t group-accurate-json	group --by module -f accurate.txt --json
+	t group-accurate-csv	group --by dir -f accurate.txt --csv
+	t snapshot-accurate	snapshot -f accurate.txt
+	t snapshot-accurate-json snapshot -f accurate.txt --json
+	t snapshot-accurate-csv	snapshot -f accurate.txt --csv
+	t diff-accurate		diff later.txt accurate.txt --file mm/
+	t diff-accurate-json	diff later.txt accurate.txt --json --module bar
+	t diff-accurate-csv	diff later.txt accurate.txt --csv --file mm/slub.c
+
 	# snapshot
 	t snapshot		snapshot -f vmlinux.txt
 	t snapshot-mainline	snapshot -f mainline.txt
@@ -419,7 +433,8 @@ fi
 # What snapshot prints, read back (from standard input), prints the same.
 roundtrip() {
 	local f bad=
-	for f in vmlinux.txt modules.txt later.txt mainline.txt huge.txt negative.txt escape.txt; do
+	for f in vmlinux.txt modules.txt later.txt mainline.txt huge.txt negative.txt escape.txt \
+		wrapped.txt accurate.txt; do
 		"$BIN" snapshot -f "$FIX/$f" 2>/dev/null >"$OUT/rt1.txt"
 		"$BIN" snapshot -f - <"$OUT/rt1.txt" 2>/dev/null >"$OUT/rt2.txt" || bad="$bad $f"
 		cmp -s "$OUT/rt1.txt" "$OUT/rt2.txt" || bad="$bad $f"
