@@ -26,13 +26,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 typedef unsigned long long u64;
 
 #define U64_MAX			ULLONG_MAX
+#define ALLOCINFO_VERSION	"1.1"
 #define PROC_ALLOCINFO		"/proc/allocinfo"
+#define PROC_SYSCTL		"/proc/sys/vm/mem_profiling"
 #define HEADER_PREFIX		"allocinfo - version: "
 #define SNAPSHOT_HEADER		"allocinfo - version: 1.0\n#     <size>  <calls> <tag info>\n"
 #define VMLINUX			"vmlinux"
@@ -116,6 +119,7 @@ struct table {
 static FILE *out;		/* where reports go */
 static bool quiet;		/* no messages at all (fuzzing) */
 static bool terse;		/* watch after its first read: counts, not lines */
+static const char *empty_hint = "";	/* why an empty input may be a mistake */
 static bool overflow_warned;
 
 /* What one read of a file found, for its warnings and errors. */
@@ -535,7 +539,8 @@ static int parse_stream(FILE *fp, const char *name, bool lenient, struct sites *
 		ret = -1;
 	}
 	if (!ret && !st.lines) {
-		errorf("%s: empty file, missing header line \"%sX.Y\"", name, HEADER_PREFIX);
+		errorf("%s: empty file, missing header line \"%sX.Y\"%s", name, HEADER_PREFIX,
+		       empty_hint);
 		ret = -1;
 	} else if (!ret && !st.sites && (st.skipped || !st.header)) {
 		errorf("%s: no valid line in %llu lines", name, st.lines);
@@ -1569,6 +1574,34 @@ static int parse_buffer(const void *data, size_t size, const char *name, bool le
 
 /* ----------------------------------------------------------- command line */
 
+/* The kernel's file and its switch; environment variables override them. */
+static const char *live_file = PROC_ALLOCINFO;
+static const char *sysctl_file = PROC_SYSCTL;
+
+/*
+ * While vm.mem_profiling is 0 the kernel charges nothing and uncharges
+ * nothing: the live file shows the figures of when it was switched off.
+ * Say so when it goes to 0 (once, and again after it was on).
+ */
+static void check_sysctl(void)
+{
+	static int last = -1;
+	char buf[16] = "";
+	FILE *fp = fopen(sysctl_file, "r");
+	int now;
+
+	if (!fp)
+		return;		/* a kernel without the switch */
+	if (!fgets(buf, sizeof(buf), fp))
+		buf[0] = '\0';
+	fclose(fp);
+	now = buf[0] == '0' && (buf[1] == '\n' || !buf[1]) ? 0 : 1;
+	if (!now && last != 0)
+		warnf("vm.mem_profiling is 0 (%s): profiling is off, these figures are frozen",
+		      sysctl_file);
+	last = now;
+}
+
 /* Read a file ("-" for standard input), keep the sites that match @o. */
 static int load(const char *name, const struct opts *o, struct sites *s)
 {
@@ -1577,6 +1610,8 @@ static int load(const char *name, const struct opts *o, struct sites *s)
 	int ret;
 
 	memset(s, 0, sizeof(*s));
+	if (!strcmp(name, live_file))
+		check_sysctl();
 	if (!strcmp(name, "-")) {
 		fp = stdin;
 		name = "(stdin)";
@@ -1584,7 +1619,7 @@ static int load(const char *name, const struct opts *o, struct sites *s)
 		fp = fopen(name, "r");
 	}
 	if (!fp) {
-		if (!strcmp(name, PROC_ALLOCINFO) && errno == ENOENT)
+		if (!strcmp(name, live_file) && errno == ENOENT)
 			hint = " (kernel without CONFIG_MEM_ALLOC_PROFILING?)";
 		else if (errno == EACCES)
 			hint = " (try as root)";
@@ -1775,31 +1810,37 @@ static bool valid_decimal(const char *s, size_t len)
 	return dots <= 1 && s[len - 1] != '.';
 }
 
-/* 4096, 64K, 1.5M, 2GiB ... in powers of 1024. */
+static char to_upper(char c)
+{
+	return c >= 'a' && c <= 'z' ? c - 'a' + 'A' : c;
+}
+
+/*
+ * 4096, 64K, 1.5M, 2GiB ...: the unit in any case, K, KB and KiB all 1024
+ * (and so on in powers of 1024), B alone or after the unit.
+ */
 static u64 parse_size(const char *arg)
 {
 	long double v;
 	static const char units[] = "KMGTPE";
 	size_t len = strspn(arg, "0123456789.");
 	const char *u, *rest;
-	char c;
 
 	if (!valid_decimal(arg, len))
 		goto bad;
 	v = strtold(arg, NULL);
 	rest = arg + len;
-	if (*rest && *rest != 'B') {
-		c = *rest >= 'a' && *rest <= 'z' ? *rest - 'a' + 'A' : *rest;
-		u = strchr(units, c);
-		if (!c || !u)
+	if (*rest && to_upper(*rest) != 'B') {
+		u = strchr(units, to_upper(*rest));
+		if (!u)
 			goto bad;
 		for (; u >= units; u--)
 			v *= 1024;
 		rest++;
-		if (*rest == 'i')
+		if (to_upper(*rest) == 'I')
 			rest++;
 	}
-	if (*rest == 'B')
+	if (to_upper(*rest) == 'B')
 		rest++;
 	if (*rest || v >= 18446744073709551616.0L)
 		goto bad;
@@ -1833,12 +1874,33 @@ static void sleep_seconds(double sec)
 		;
 }
 
-static int cmd_single(const struct opts *o,
+#define STDIN_HINT \
+	" (read from standard input, a pipe or a file: -f " PROC_ALLOCINFO " reads the kernel's)"
+
+/*
+ * What to read when no FILE is given: standard input if it is a pipe or a
+ * file (and not @taken already, as diff's OLD), else the kernel's file.
+ */
+static const char *default_input(const struct opts *o, const char *taken)
+{
+	struct stat sb;
+
+	if (o->input)
+		return o->input;
+	if ((!taken || strcmp(taken, "-")) && !fstat(STDIN_FILENO, &sb) &&
+	    (S_ISFIFO(sb.st_mode) || S_ISREG(sb.st_mode))) {
+		empty_hint = STDIN_HINT;
+		return "-";
+	}
+	return live_file;
+}
+
+static int cmd_single(const struct opts *o, const char *input,
 		      void (*report)(const struct opts *o, const struct sites *s))
 {
 	struct sites s;
 
-	if (load(o->input, o, &s))
+	if (load(input, o, &s))
 		return 1;
 	report(o, &s);
 	free_sites(&s);
@@ -1855,7 +1917,8 @@ static int cmd_diff(const struct opts *o, const char *old_name, const char *new_
 		free_sites(&a);
 		return 1;
 	}
-	do_diff(o, old_name, &a, new_name, &b);
+	do_diff(o, strcmp(old_name, "-") ? old_name : "(stdin)", &a,
+		strcmp(new_name, "-") ? new_name : "(stdin)", &b);
 	free_sites(&a);
 	free_sites(&b);
 	return 0;
@@ -1897,6 +1960,7 @@ enum {
 	OPT_CSV,
 	OPT_PROM,
 	OPT_LENIENT,
+	OPT_VERSION,
 };
 
 /* Options that only some commands take. */
@@ -1923,6 +1987,7 @@ static const struct option longopts[] = {
 	{ "csv",	no_argument,		NULL, OPT_CSV },
 	{ "prometheus",	no_argument,		NULL, OPT_PROM },
 	{ "lenient",	no_argument,		NULL, OPT_LENIENT },
+	{ "version",	no_argument,		NULL, OPT_VERSION },
 	{ NULL,		0,			NULL, 0 }
 };
 
@@ -1941,13 +2006,12 @@ static void check_given(const char *cmd, unsigned int given, unsigned int allowe
 int main(int argc, char **argv)
 {
 	struct opts o = {
-		.input = PROC_ALLOCINFO,
 		.limit = -1,
 		.depth = 1,
 		.interval = DEFAULT_INTERVAL,
 	};
 	unsigned int given = 0, formats = 0;
-	const char *cmd;
+	const char *cmd, *env, *old_name, *new_name;
 	int c, args, ret;
 
 	out = stdout;
@@ -2020,6 +2084,9 @@ int main(int argc, char **argv)
 		case OPT_LENIENT:
 			o.lenient = true;
 			break;
+		case OPT_VERSION:
+			printf("allocinfo %s\n", ALLOCINFO_VERSION);
+			return 0;
 		case ':':
 			if (optopt > 0 && optopt < 128)
 				usage_error("option '-%c' needs a value", optopt);
@@ -2034,40 +2101,64 @@ int main(int argc, char **argv)
 	}
 	if (formats & (formats - 1))
 		usage_error("--json, --csv and --prometheus exclude each other");
-	if (optind >= argc)
-		usage_error("no command given (top, group, snapshot, diff or watch)");
-	cmd = argv[optind++];
+	env = getenv("ALLOCINFO_PROC");
+	if (env && *env)
+		live_file = env;
+	env = getenv("ALLOCINFO_SYSCTL");
+	if (env && *env)
+		sysctl_file = env;
+
+	/* no command: top, as for "allocinfo -n 5" */
+	cmd = optind < argc ? argv[optind++] : "top";
 	args = argc - optind;
 
 	if (!strcmp(cmd, "help")) {
 		print_help();
 		return 0;
 	}
-	if (strcmp(cmd, "diff") && args)
-		usage_error("%s takes no argument '%s'", cmd, argv[optind]);
 	if (o.fmt == FMT_PROM && (!strcmp(cmd, "diff") || !strcmp(cmd, "watch")))
 		usage_error("%s has no --prometheus output", cmd);
+	if (strcmp(cmd, "diff")) {
+		if (args > 1)
+			usage_error("%s takes one FILE, not also '%s'", cmd, argv[optind + 1]);
+		if (args && o.input)
+			usage_error("%s: FILE given twice ('-f %s' and '%s')", cmd, o.input,
+				    argv[optind]);
+		if (args)
+			o.input = argv[optind];
+	}
 
 	if (!strcmp(cmd, "top")) {
 		check_given(cmd, given, GIVEN_N | GIVEN_SORT);
-		ret = cmd_single(&o, do_top);
+		ret = cmd_single(&o, default_input(&o, NULL), do_top);
 	} else if (!strcmp(cmd, "group")) {
 		check_given(cmd, given, GIVEN_N | GIVEN_SORT | GIVEN_BY | GIVEN_DEPTH);
 		if (o.by == BY_NONE)
 			usage_error("group needs --by file, dir, module or func");
 		if (o.by != BY_DIR && (given & GIVEN_DEPTH))
 			usage_error("--depth goes with --by dir");
-		ret = cmd_single(&o, do_group);
+		ret = cmd_single(&o, default_input(&o, NULL), do_group);
 	} else if (!strcmp(cmd, "snapshot")) {
 		check_given(cmd, given, o.fmt == FMT_PROM ? GIVEN_N : 0);
-		ret = cmd_single(&o, do_snapshot);
+		ret = cmd_single(&o, default_input(&o, NULL), do_snapshot);
 	} else if (!strcmp(cmd, "diff")) {
 		check_given(cmd, given, GIVEN_N);
 		if (args < 1 || args > 2)
 			usage_error("diff takes OLD and optionally NEW");
-		ret = cmd_diff(&o, argv[optind], args == 2 ? argv[optind + 1] : o.input);
+		if (args == 2 && o.input)
+			usage_error("diff: NEW given twice ('-f %s' and '%s')", o.input,
+				    argv[optind + 1]);
+		old_name = argv[optind];
+		new_name = args == 2 ? argv[optind + 1] : default_input(&o, old_name);
+		if (!strcmp(old_name, "-") && !strcmp(new_name, "-"))
+			usage_error("diff: OLD and NEW cannot both be standard input");
+		ret = cmd_diff(&o, old_name, new_name);
 	} else if (!strcmp(cmd, "watch")) {
 		check_given(cmd, given, GIVEN_N | GIVEN_INTERVAL | GIVEN_COUNT);
+		if (o.input && !strcmp(o.input, "-"))
+			usage_error("watch reads FILE every round: it cannot be standard input");
+		if (!o.input)
+			o.input = live_file;
 		ret = cmd_watch(&o);
 	} else {
 		usage_error("unknown command '%s'", cmd);

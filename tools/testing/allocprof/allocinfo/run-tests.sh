@@ -100,12 +100,27 @@ normalize() {
 	esac
 }
 
+# The kernel's file and vm.mem_profiling of the tests: none, unless a test
+# names fixtures in RUN_ENV (VAR=VALUE words, no blanks in values).
+NO_KERNEL="ALLOCINFO_PROC=/nonexistent/proc/allocinfo ALLOCINFO_SYSCTL=/nonexistent/mem_profiling"
+RUN_ENV=
+# Standard input: /dev/null, or a pipe that carries the file RUN_PIPE
+RUN_PIPE=
+
 # run BINARY NAME ARGS...: run in fixtures/, write stdout, stderr and the
 # exit status to $OUT/NAME.out
 run() {
 	local bin=$1 name=$2 rc
 	shift 2
-	(cd "$FIX" && "$bin" "$@" >"$OUT/$name.stdout" 2>"$OUT/$name.stderr" </dev/null)
+	(
+		cd "$FIX" || exit 125
+		# shellcheck disable=SC2086 # the VAR=VALUE words are split on purpose
+		if [ -n "$RUN_PIPE" ]; then
+			cat "$RUN_PIPE" | env $NO_KERNEL $RUN_ENV "$bin" "$@"
+		else
+			env $NO_KERNEL $RUN_ENV "$bin" "$@" </dev/null
+		fi
+	) >"$OUT/$name.stdout" 2>"$OUT/$name.stderr"
 	rc=$?
 	{
 		normalize "$name" <"$OUT/$name.stdout"
@@ -165,6 +180,10 @@ cases() {
 	t top-all		top -f modules.txt -n 0
 	t top-min		top -f vmlinux.txt --min 4M
 	t top-min-fraction	top -f vmlinux.txt --min 1.5MiB --sort calls
+	# units in any case, all powers of 1024: 4.05K is 4147, above 4096
+	t min-lower-kb		snapshot -f negative.txt --min 4.05kb
+	t min-mixed-kib		snapshot -f negative.txt --min 4.05kIb
+	t min-lower-b		snapshot -f negative.txt --min 4097b
 	t top-json		top -f modules.txt -n 5 --json
 	t top-csv		top -f modules.txt -n 5 --csv
 	t top-prometheus	top -f modules.txt -n 5 --prometheus
@@ -271,7 +290,6 @@ cases() {
 
 	# command line
 	t help			--help
-	t usage-no-command
 	t usage-unknown-command	frobnicate
 	t usage-unknown-option	top --frobnicate
 	t usage-missing-value	top -f vmlinux.txt -n
@@ -287,7 +305,43 @@ cases() {
 	t usage-diff-prometheus	diff vmlinux.txt later.txt --prometheus
 	t usage-watch-prometheus watch --prometheus
 	t usage-wrong-option	diff vmlinux.txt later.txt --sort calls
-	t usage-extra-argument	top extra
+	t usage-extra-argument	top vmlinux.txt extra
+	t version		--version
+
+	# no command is top; FILE without -f for every command
+	RUN_ENV="ALLOCINFO_PROC=vmlinux.txt" t bare
+	RUN_ENV="ALLOCINFO_PROC=vmlinux.txt" t bare-options -n 3 --json
+	t live-missing		top
+	t top-positional	top vmlinux.txt -n 3
+	t group-positional	group --by module modules.txt
+	t snapshot-positional	snapshot later.txt --module e1000
+	t watch-positional	watch vmlinux.txt -i 0 --count 1
+	t usage-file-twice	top -f vmlinux.txt later.txt
+
+	# standard input is read when it is a pipe, but by watch never
+	RUN_PIPE=vmlinux.txt t pipe-top top -n 3
+	RUN_PIPE=modules.txt t pipe-bare
+	RUN_PIPE=later.txt t pipe-diff-new diff modules.txt -n 3
+	RUN_PIPE=modules.txt RUN_ENV="ALLOCINFO_PROC=later.txt" t pipe-diff-old diff - -n 3
+	RUN_PIPE=later.txt t pipe-file-wins top -f vmlinux.txt -n 2
+	RUN_PIPE=empty.txt t pipe-empty group --by module
+	RUN_PIPE=later.txt RUN_ENV="ALLOCINFO_PROC=vmlinux.txt" t watch-pipe watch -i 0 --count 1
+
+	# standard input twice is refused before anything is read
+	RUN_PIPE=vmlinux.txt t usage-diff-stdin-twice diff - -
+	RUN_PIPE=vmlinux.txt t usage-diff-stdin-twice-f diff - -f -
+	RUN_PIPE=vmlinux.txt t usage-watch-stdin watch -f - -i 0 --count 1
+	RUN_PIPE=vmlinux.txt t usage-watch-stdin-positional watch - -i 0 --count 1
+
+	# vm.mem_profiling=0 freezes the kernel's file: a warning, for it only
+	RUN_ENV="ALLOCINFO_PROC=vmlinux.txt ALLOCINFO_SYSCTL=mem_profiling-0" t sysctl-off top -n 2
+	RUN_ENV="ALLOCINFO_PROC=vmlinux.txt ALLOCINFO_SYSCTL=mem_profiling-0" \
+		t sysctl-off-json snapshot --json --module nosuchmodule
+	RUN_ENV="ALLOCINFO_PROC=vmlinux.txt ALLOCINFO_SYSCTL=mem_profiling-0" \
+		t watch-sysctl-off watch -i 0 --count 2
+	RUN_ENV="ALLOCINFO_PROC=vmlinux.txt ALLOCINFO_SYSCTL=mem_profiling-1" t sysctl-on top -n 2
+	RUN_ENV="ALLOCINFO_PROC=vmlinux.txt ALLOCINFO_SYSCTL=mem_profiling-0" \
+		t sysctl-off-saved-file top -f later.txt -n 2
 	t usage-bad-interval	watch -i -1
 	t usage-bad-count	watch --count x
 }
