@@ -32,6 +32,8 @@
 
 typedef unsigned long long u64;
 
+#define ARRAY_SIZE(a)		(sizeof(a) / sizeof((a)[0]))
+
 #define U64_MAX			ULLONG_MAX
 #define ALLOCINFO_VERSION	"1.1"
 #define PROC_ALLOCINFO		"/proc/allocinfo"
@@ -63,6 +65,8 @@ struct opts {
 	double interval;	/* watch -i */
 	long count;		/* watch --count, 0 for no end */
 	bool lenient;
+	bool zero;		/* diff, watch: list new and gone sites of 0 bytes */
+	bool exit_code;		/* diff: exit status 1 if something changed */
 };
 
 /*
@@ -1327,6 +1331,33 @@ static const char *change_status(const struct change *c)
 	return "calls";
 }
 
+/* A site that appeared or disappeared holding nothing, such as a module's. */
+static bool zero_change(const struct change *c)
+{
+	return !(c->old ? c->old : c->new)->bytes;
+}
+
+/* Drop new and gone sites of 0 bytes, unless --zero; returns how many remain. */
+static size_t drop_zero(struct change *c, size_t n, const struct opts *o)
+{
+	size_t i, k = 0;
+
+	for (i = 0; i < n; i++)
+		if (o->zero || (c[i].old && c[i].new) || !zero_change(&c[i]))
+			c[k++] = c[i];
+	return k;
+}
+
+/* Changes of --min bytes or more: the ones listed, if -n allows. */
+static size_t count_min(const struct change *c, size_t n, const struct opts *o)
+{
+	size_t i, k = 0;
+
+	for (i = 0; i < n; i++)
+		k += c[i].dbytes >= o->min;
+	return k;
+}
+
 /* Drop changes below --min and beyond -n; returns how many remain. */
 static size_t select_changes(struct change *c, size_t n, const struct opts *o, size_t def)
 {
@@ -1430,22 +1461,25 @@ static void json_totals(const char *key, const char *source, const struct sites 
 		s->bytes, s->calls, s->nr);
 }
 
-static void do_diff(const struct opts *o, const char *old_name, const struct sites *a,
-		    const char *new_name, const struct sites *b)
+/* Print what changed from @a to @b; returns how many changes pass --min. */
+static size_t do_diff(const struct opts *o, const char *old_name, const struct sites *a,
+		      const char *new_name, const struct sites *b)
 {
-	size_t i, n, shown, kind[5] = { 0 };
-	struct change *c = compute_changes(a, b, &n);
+	size_t i, n, all, shown, listed, kind[5] = { 0 };
+	struct change *c = compute_changes(a, b, &all);
 	char b1[32], b2[32], b3[40];
 	u64 dbytes, dcalls;
 	bool bdown, cdown, marked = false;
 
+	n = drop_zero(c, all, o);
+	listed = count_min(c, n, o);
 	for (i = 0; i < n; i++) {
 		const char *st = change_status(&c[i]);
 
 		kind[!strcmp(st, "grow") ? 0 : !strcmp(st, "shrink") ? 1 :
 		     !strcmp(st, "+new") ? 2 : !strcmp(st, "-gone") ? 3 : 4]++;
 	}
-	shown = select_changes(c, n, o, 0);
+	shown = select_changes(c, n, o, DEFAULT_TOP);
 	delta(a->bytes, b->bytes, &dbytes, &bdown);
 	delta(a->calls, b->calls, &dcalls, &cdown);
 
@@ -1456,7 +1490,9 @@ static void do_diff(const struct opts *o, const char *old_name, const struct sit
 		json_totals("new", new_name, b);
 		fprintf(out, "  \"delta_bytes\": %s,\n", plain_num(dbytes, bdown, b1, sizeof(b1)));
 		fprintf(out, "  \"delta_calls\": %s,\n", plain_num(dcalls, cdown, b1, sizeof(b1)));
-		fprintf(out, "  \"changed_sites\": %zu,\n  \"changes\": [", n);
+		fprintf(out, "  \"changed_sites\": %zu,\n  \"zero_sites_hidden\": %zu,\n", n,
+			all - n);
+		fputs("  \"changes\": [", out);
 		for (i = 0; i < shown; i++) {
 			fputs(i ? ",\n    " : "\n    ", out);
 			json_change(&c[i]);
@@ -1481,12 +1517,16 @@ static void do_diff(const struct opts *o, const char *old_name, const struct sit
 			signed_num(dcalls, cdown, b2, sizeof(b2)));
 		fprintf(out, "%zu sites changed: %zu grew, %zu shrank, %zu new, %zu gone, ",
 			n, kind[0], kind[1], kind[2], kind[3]);
-		fprintf(out, "%zu calls only; %zu shown\n", kind[4], shown);
+		fprintf(out, "%zu calls only; %zu shown", kind[4], shown);
+		if (all > n)
+			fprintf(out, "; %zu new or gone with 0 bytes not shown (--zero)", all - n);
+		fputc('\n', out);
 		if (marked)
 			fputs(INACCURATE_NOTE, out);
 		break;
 	}
 	free(c);
+	return listed;
 }
 
 /* One round of watch: what changed from @a to @b at time @now. */
@@ -1500,6 +1540,7 @@ static void watch_report(const struct opts *o, const struct sites *a, const stru
 	bool bdown, cdown;
 	struct tm tm;
 
+	n = drop_zero(c, n, o);
 	shown = select_changes(c, n, o, DEFAULT_WATCH_TOP);
 	delta(a->bytes, b->bytes, &dbytes, &bdown);
 	delta(a->calls, b->calls, &dcalls, &cdown);
@@ -1907,21 +1948,26 @@ static int cmd_single(const struct opts *o, const char *input,
 	return 0;
 }
 
+/*
+ * 0, or 1 if a file could not be read; with --exit-code, as diff(1): 0 if
+ * nothing changed, 1 if something did, 2 if a file could not be read.
+ */
 static int cmd_diff(const struct opts *o, const char *old_name, const char *new_name)
 {
 	struct sites a, b;
+	size_t changed;
 
 	if (load(old_name, o, &a))
-		return 1;
+		return o->exit_code ? 2 : 1;
 	if (load(new_name, o, &b)) {
 		free_sites(&a);
-		return 1;
+		return o->exit_code ? 2 : 1;
 	}
-	do_diff(o, strcmp(old_name, "-") ? old_name : "(stdin)", &a,
-		strcmp(new_name, "-") ? new_name : "(stdin)", &b);
+	changed = do_diff(o, strcmp(old_name, "-") ? old_name : "(stdin)", &a,
+			  strcmp(new_name, "-") ? new_name : "(stdin)", &b);
 	free_sites(&a);
 	free_sites(&b);
-	return 0;
+	return o->exit_code && changed ? 1 : 0;
 }
 
 static int cmd_watch(const struct opts *o)
@@ -1961,6 +2007,8 @@ enum {
 	OPT_PROM,
 	OPT_LENIENT,
 	OPT_VERSION,
+	OPT_ZERO,
+	OPT_EXIT_CODE,
 };
 
 /* Options that only some commands take. */
@@ -1970,6 +2018,8 @@ enum {
 #define GIVEN_DEPTH	0x08
 #define GIVEN_INTERVAL	0x10
 #define GIVEN_COUNT	0x20
+#define GIVEN_ZERO	0x40
+#define GIVEN_EXIT_CODE	0x80
 
 static const struct option longopts[] = {
 	{ "help",	no_argument,		NULL, 'h' },
@@ -1988,17 +2038,20 @@ static const struct option longopts[] = {
 	{ "prometheus",	no_argument,		NULL, OPT_PROM },
 	{ "lenient",	no_argument,		NULL, OPT_LENIENT },
 	{ "version",	no_argument,		NULL, OPT_VERSION },
+	{ "zero",	no_argument,		NULL, OPT_ZERO },
+	{ "exit-code",	no_argument,		NULL, OPT_EXIT_CODE },
 	{ NULL,		0,			NULL, 0 }
 };
 
 static void check_given(const char *cmd, unsigned int given, unsigned int allowed)
 {
 	static const char * const names[] = {
-		"-n", "--sort", "--by", "--depth", "--interval", "--count"
+		"-n", "--sort", "--by", "--depth", "--interval", "--count", "--zero",
+		"--exit-code"
 	};
 	unsigned int i;
 
-	for (i = 0; i < 6; i++)
+	for (i = 0; i < ARRAY_SIZE(names); i++)
 		if (given & ~allowed & (1u << i))
 			usage_error("%s does not take %s", cmd, names[i]);
 }
@@ -2084,6 +2137,14 @@ int main(int argc, char **argv)
 		case OPT_LENIENT:
 			o.lenient = true;
 			break;
+		case OPT_ZERO:
+			o.zero = true;
+			given |= GIVEN_ZERO;
+			break;
+		case OPT_EXIT_CODE:
+			o.exit_code = true;
+			given |= GIVEN_EXIT_CODE;
+			break;
 		case OPT_VERSION:
 			printf("allocinfo %s\n", ALLOCINFO_VERSION);
 			return 0;
@@ -2142,7 +2203,7 @@ int main(int argc, char **argv)
 		check_given(cmd, given, o.fmt == FMT_PROM ? GIVEN_N : 0);
 		ret = cmd_single(&o, default_input(&o, NULL), do_snapshot);
 	} else if (!strcmp(cmd, "diff")) {
-		check_given(cmd, given, GIVEN_N);
+		check_given(cmd, given, GIVEN_N | GIVEN_ZERO | GIVEN_EXIT_CODE);
 		if (args < 1 || args > 2)
 			usage_error("diff takes OLD and optionally NEW");
 		if (args == 2 && o.input)
@@ -2154,7 +2215,7 @@ int main(int argc, char **argv)
 			usage_error("diff: OLD and NEW cannot both be standard input");
 		ret = cmd_diff(&o, old_name, new_name);
 	} else if (!strcmp(cmd, "watch")) {
-		check_given(cmd, given, GIVEN_N | GIVEN_INTERVAL | GIVEN_COUNT);
+		check_given(cmd, given, GIVEN_N | GIVEN_INTERVAL | GIVEN_COUNT | GIVEN_ZERO);
 		if (o.input && !strcmp(o.input, "-"))
 			usage_error("watch reads FILE every round: it cannot be standard input");
 		if (!o.input)
@@ -2167,7 +2228,7 @@ int main(int argc, char **argv)
 
 	if (fflush(stdout) || ferror(stdout)) {
 		errorf("write error: %s", strerror(errno));
-		ret = 1;
+		ret = o.exit_code ? 2 : 1;
 	}
 	return ret;
 }

@@ -265,6 +265,20 @@ cases() {
 	t diff-new-from-f	diff vmlinux.txt -f modules.txt
 	t diff-malformed	diff vmlinux.txt malformed.txt
 	t diff-lenient		diff later.txt malformed.txt --lenient -n 4
+	# the 20 largest changes by default; new and gone sites of 0 bytes hidden
+	t diff-default-limit	diff huge.txt later.txt
+	t diff-n0-all		diff huge.txt later.txt -n 0 --csv
+	t diff-zero		diff vmlinux.txt modules.txt --zero --module e1000
+	t diff-zero-hidden-json	diff vmlinux.txt modules.txt --json --module e1000
+	t diff-zero-only	diff vmlinux.txt modules.txt --file e1000_ethtool.c
+	# --exit-code: 0 same, 1 changed, 2 trouble
+	t diff-exit-code-same	diff vmlinux.txt vmlinux.txt --exit-code
+	t diff-exit-code-changed diff vmlinux.txt modules.txt --exit-code -n 1
+	t diff-exit-code-missing diff vmlinux.txt does-not-exist.txt --exit-code
+	t diff-exit-code-zero-only diff vmlinux.txt modules.txt --file e1000_ethtool.c --exit-code
+	t diff-exit-code-zero	diff vmlinux.txt modules.txt --file e1000_ethtool.c --exit-code --zero
+	t diff-exit-code-min	diff vmlinux.txt modules.txt --exit-code --min 1G
+	t diff-exit-code-malformed diff vmlinux.txt malformed.txt --exit-code
 
 	# watch of a file that does not change
 	t watch-static		watch -f vmlinux.txt -i 0 --count 2
@@ -344,6 +358,8 @@ cases() {
 		t sysctl-off-saved-file top -f later.txt -n 2
 	t usage-bad-interval	watch -i -1
 	t usage-bad-count	watch --count x
+	t usage-zero-top	top -f vmlinux.txt --zero
+	t usage-exit-code-watch	watch -f vmlinux.txt --exit-code
 }
 
 t() { t_check "$@"; }
@@ -378,6 +394,7 @@ watch_fifo() {
 watch_fifo watch-changes -n 4
 watch_fifo watch-changes-json -n 2 --json
 watch_fifo watch-changes-csv -n 3 --csv
+watch_fifo watch-changes-zero -n 0 --zero --module e1000
 
 if [ $regen = 1 ]; then
 	echo "expected files rewritten in $EXP: review them with git diff"
