@@ -860,29 +860,96 @@ static size_t get_limit(const struct opts *o, size_t def)
 	return o->limit < 0 ? def : (size_t)o->limit;
 }
 
-/* Both families of the Prometheus exposition of ranked sites. */
-static void prom_sites(const struct site **v, size_t n, u64 other_bytes, u64 other_calls)
+/*
+ * Prometheus text for node_exporter's textfile collector, which merges the
+ * files of a directory: a family must have the same HELP and TYPE in every
+ * file, and a series must not be in two.  So HELP and TYPE are fixed, and
+ * every series of one export carries the labels of its selection (what -n,
+ * --sort, --min, --by, --depth and the filters chose), which tell apart
+ * any two exports made with different options.
+ */
+#define PROM_MAX		1000	/* -n with --prometheus: 1 to this */
+
+static const char * const prom_help[] = {
+	"Bytes allocated at a code location and not freed yet (/proc/allocinfo).",
+	"Live allocations made at a code location (/proc/allocinfo).",
+	"Bytes allocated and not freed yet, summed per group of code locations (/proc/allocinfo).",
+	"Live allocations, summed per group of code locations (/proc/allocinfo).",
+};
+
+static const char * const prom_name[] = {
+	"allocinfo_bytes", "allocinfo_calls", "allocinfo_group_bytes", "allocinfo_group_calls"
+};
+
+static void prom_family(const char *name, const char *help)
 {
-	static const char * const help[] = {
-		"Bytes allocated from a code location and not freed yet (/proc/allocinfo).",
-		"Live allocations made from a code location (/proc/allocinfo).",
-	};
-	static const char * const name[] = { "allocinfo_bytes", "allocinfo_calls" };
+	fprintf(out, "# HELP %s %s\n# TYPE %s gauge\n", name, help, name);
+}
+
+/* The selection of an export: by, then what was given of the others. */
+static void prom_export_labels(const struct opts *o, const char *by)
+{
+	size_t limit = get_limit(o, DEFAULT_TOP);
+
+	prom_label("", "by", by);
+	if (!strcmp(by, "dir"))
+		fprintf(out, ",depth=\"%u\"", o->depth);
+	if (o->module)
+		prom_label(",", "filter_module", o->module);
+	if (o->file)
+		prom_label(",", "filter_file", o->file);
+	if (o->func)
+		prom_label(",", "filter_func", o->func);
+	if (o->sort == SORT_CALLS)
+		fputs(",sort=\"calls\"", out);
+	if (limit != DEFAULT_TOP)
+		fprintf(out, ",limit=\"%zu\"", limit);
+	if (o->min)
+		fprintf(out, ",min_bytes=\"%llu\"", o->min);
+}
+
+/* The rest: the sum of what the export does not list, never a real name. */
+static void prom_other(const struct opts *o, const char *by, const char *name,
+		       u64 val, bool inaccurate)
+{
+	fprintf(out, "%s{", name);
+	prom_export_labels(o, by);
+	fprintf(out, ",other=\"true\"%s} %llu\n", inaccurate ? ",accurate=\"no\"" : "", val);
+}
+
+/* When the export was made, so that a file no longer updated shows. */
+static void prom_timestamp(const struct opts *o, const char *by)
+{
+	static const char name[] = "allocinfo_last_run_timestamp_seconds";
+
+	prom_family(name, "When allocinfo wrote this export, in seconds since 1970.");
+	fprintf(out, "%s{", name);
+	prom_export_labels(o, by);
+	fprintf(out, "} %lld\n", (long long)time(NULL));
+}
+
+/* Both families of ranked sites, then the time. */
+static void prom_sites(const struct opts *o, const struct site **v, size_t n,
+		       u64 other_bytes, u64 other_calls, bool other_inaccurate)
+{
 	size_t f, i;
 
 	for (f = 0; f < 2; f++) {
-		fprintf(out, "# HELP %s %s\n# TYPE %s gauge\n", name[f], help[f], name[f]);
+		prom_family(prom_name[f], prom_help[f]);
 		for (i = 0; i < n; i++) {
-			fprintf(out, "%s{", name[f]);
-			prom_label("", "file", v[i]->file);
+			fprintf(out, "%s{", prom_name[f]);
+			prom_export_labels(o, "site");
+			prom_label(",", "file", v[i]->file);
 			fprintf(out, ",line=\"%u\"", v[i]->line);
 			prom_label(",", "func", v[i]->func);
 			prom_label(",", "module", module_name(v[i]));
-			fprintf(out, "} %llu\n", f ? v[i]->calls : v[i]->bytes);
+			fprintf(out, "%s} %llu\n", v[i]->inaccurate ? ",accurate=\"no\"" : "",
+				f ? v[i]->calls : v[i]->bytes);
 		}
-		fprintf(out, "%s{file=\"other\",line=\"\",func=\"\",module=\"\"} %llu\n",
-			name[f], f ? other_calls : other_bytes);
+		prom_other(o, "site", prom_name[f], f ? other_calls : other_bytes,
+			   other_inaccurate);
 	}
+	prom_timestamp(o, "site");
 }
 
 static void json_site(const struct site *st, const struct sites *s, bool percent)
@@ -908,7 +975,7 @@ static void do_top(const struct opts *o, const struct sites *s)
 	const struct site **v = xmalloc(s->nr * sizeof(*v));
 	struct table t = { .cols = 6, .align = "rrrlll" };
 	u64 other_bytes = 0, other_calls = 0;
-	bool marked = false;
+	bool marked = false, other_inaccurate = false;
 	size_t i, n = 0;
 	char buf[32];
 
@@ -921,6 +988,7 @@ static void do_top(const struct opts *o, const struct sites *s)
 		} else {
 			other_bytes = add_sat(other_bytes, v[i]->bytes);
 			other_calls = add_sat(other_calls, v[i]->calls);
+			other_inaccurate |= v[i]->inaccurate;
 		}
 	}
 
@@ -968,7 +1036,7 @@ static void do_top(const struct opts *o, const struct sites *s)
 		}
 		break;
 	case FMT_PROM:
-		prom_sites(v, n, other_bytes, other_calls);
+		prom_sites(o, v, n, other_bytes, other_calls, other_inaccurate);
 		break;
 	}
 	free(v);
@@ -1082,10 +1150,10 @@ static void do_group(const struct opts *o, const struct sites *s)
 	struct group *g = xmalloc(s->nr * sizeof(*g));
 	const char *head[5];
 	struct table t = { .cols = 5, .align = "rrrrl", .head = head };
-	size_t limit = get_limit(o, 0);
+	size_t limit = get_limit(o, o->fmt == FMT_PROM ? DEFAULT_TOP : 0);
 	u64 other_bytes = 0, other_calls = 0;
-	bool other = limit || o->min, marked = false;
-	size_t i, n = 0, shown = 0;
+	bool marked = false, other_inaccurate = false;
+	size_t i, f, n = 0, shown = 0;
 	char buf[32];
 
 	for (i = 0; i < s->nr; i++) {
@@ -1117,6 +1185,7 @@ static void do_group(const struct opts *o, const struct sites *s)
 		} else {
 			other_bytes = add_sat(other_bytes, g[i].bytes);
 			other_calls = add_sat(other_calls, g[i].calls);
+			other_inaccurate |= g[i].inaccurate;
 		}
 	}
 
@@ -1175,29 +1244,20 @@ static void do_group(const struct opts *o, const struct sites *s)
 		}
 		break;
 	case FMT_PROM:
-		fprintf(out, "# HELP allocinfo_group_bytes %s, summed by %s %s.\n",
-			"Bytes allocated and not freed yet", group_name(o->by),
-			"(/proc/allocinfo)");
-		fputs("# TYPE allocinfo_group_bytes gauge\n", out);
-		for (i = 0; i < shown; i++) {
-			prom_label("allocinfo_group_bytes{", "by", group_name(o->by));
-			prom_label(",", "group", g[i].key);
-			fprintf(out, "} %llu\n", g[i].bytes);
+		for (f = 2; f < 4; f++) {
+			prom_family(prom_name[f], prom_help[f]);
+			for (i = 0; i < shown; i++) {
+				fprintf(out, "%s{", prom_name[f]);
+				prom_export_labels(o, group_name(o->by));
+				prom_label(",", "group", g[i].key);
+				fprintf(out, "%s} %llu\n",
+					g[i].inaccurate ? ",accurate=\"no\"" : "",
+					f == 3 ? g[i].calls : g[i].bytes);
+			}
+			prom_other(o, group_name(o->by), prom_name[f],
+				   f == 3 ? other_calls : other_bytes, other_inaccurate);
 		}
-		if (other)
-			fprintf(out, "allocinfo_group_bytes{by=\"%s\",group=\"other\"} %llu\n",
-				group_name(o->by), other_bytes);
-		fprintf(out, "# HELP allocinfo_group_calls %s, summed by %s %s.\n",
-			"Live allocations", group_name(o->by), "(/proc/allocinfo)");
-		fputs("# TYPE allocinfo_group_calls gauge\n", out);
-		for (i = 0; i < shown; i++) {
-			prom_label("allocinfo_group_calls{", "by", group_name(o->by));
-			prom_label(",", "group", g[i].key);
-			fprintf(out, "} %llu\n", g[i].calls);
-		}
-		if (other)
-			fprintf(out, "allocinfo_group_calls{by=\"%s\",group=\"other\"} %llu\n",
-				group_name(o->by), other_calls);
+		prom_timestamp(o, group_name(o->by));
 		break;
 	}
 	for (i = 0; i < n; i++)
@@ -2043,6 +2103,29 @@ static const struct option longopts[] = {
 	{ NULL,		0,			NULL, 0 }
 };
 
+/* A filter becomes a label value: printable ASCII only. */
+static void check_label_text(const char *opt, const char *s)
+{
+	const char *p;
+
+	for (p = s; p && *p; p++)
+		if (*p < 0x20 || *p > 0x7e)
+			usage_error("--prometheus: %s '%s' is not printable ASCII", opt, s);
+}
+
+/* Labels must be valid text, and the number of series bounded. */
+static void check_prometheus(const char *cmd, const struct opts *o)
+{
+	if (!strcmp(cmd, "diff") || !strcmp(cmd, "watch"))
+		usage_error("%s has no --prometheus output", cmd);
+	if (o->limit == 0 || o->limit > PROM_MAX)
+		usage_error("--prometheus takes -n from 1 to %d, so that the series stay few",
+			    PROM_MAX);
+	check_label_text("--module", o->module);
+	check_label_text("--file", o->file);
+	check_label_text("--func", o->func);
+}
+
 static void check_given(const char *cmd, unsigned int given, unsigned int allowed)
 {
 	static const char * const names[] = {
@@ -2177,8 +2260,8 @@ int main(int argc, char **argv)
 		print_help();
 		return 0;
 	}
-	if (o.fmt == FMT_PROM && (!strcmp(cmd, "diff") || !strcmp(cmd, "watch")))
-		usage_error("%s has no --prometheus output", cmd);
+	if (o.fmt == FMT_PROM)
+		check_prometheus(cmd, &o);
 	if (strcmp(cmd, "diff")) {
 		if (args > 1)
 			usage_error("%s takes one FILE, not also '%s'", cmd, argv[optind + 1]);

@@ -86,7 +86,8 @@ fi
 
 # ------------------------------------------------------- expected outputs
 
-# Watch prints the time of each round: replace it before comparing.
+# Watch prints the time of each round, and --prometheus the time of the
+# run: replace them before comparing (prom-timestamp checks the latter).
 normalize() {
 	case $1 in
 	watch*)
@@ -95,7 +96,7 @@ normalize() {
 			-e 's/^[0-9]+,(grow|shrink|calls|\+new|-gone),/TIME,\1,/'
 		;;
 	*)
-		cat
+		sed -E 's/^(allocinfo_last_run_timestamp_seconds(\{.*\})?) [0-9]+$/\1 TIME/'
 		;;
 	esac
 }
@@ -220,6 +221,21 @@ cases() {
 	t escape-json		top -f escape.txt --json
 	t escape-csv		top -f escape.txt --csv
 	t escape-group-prometheus group --by module -f escape.txt --prometheus
+
+	# Prometheus: the selection in the labels, "other" apart from real names
+	t top-prometheus-module	top -f modules.txt --module e1000 --prometheus -n 2
+	t top-prometheus-vmlinux top -f modules.txt --module vmlinux --prometheus -n 2
+	t top-prometheus-selection top -f later.txt --file fs/ --func '*alloc*' --sort calls \
+		--min 4K -n 3 --prometheus
+	t top-prometheus-accurate top -f accurate.txt --prometheus -n 2
+	t group-prometheus-accurate group --by module -f accurate.txt --prometheus -n 1
+	t group-prometheus-named-other group --by module -f other.txt --prometheus -n 1
+	t group-func-prometheus-named-other group --by func -f other.txt --prometheus -n 1
+	t group-prometheus-cap	group --by file -f later.txt --prometheus
+	t group-prometheus-all-shown group --by module -f later.txt --prometheus -n 5
+	t usage-prometheus-n0	top -f later.txt --prometheus -n 0
+	t usage-prometheus-n-big group --by file -f later.txt --prometheus -n 1001
+	t usage-prometheus-filter top -f later.txt --prometheus --func "$(printf 'a\tb')"
 
 	# accurate:no is carried into every format
 	t top-accurate		top -f accurate.txt
@@ -519,6 +535,182 @@ if roundtrip; then
 	pass snapshot-roundtrip
 else
 	fail snapshot-roundtrip "$OUT/roundtrip.log"
+fi
+
+# ------------------------------------------- Prometheus textfile exports
+
+# Exports of different commands, as an operator would put them side by
+# side in node_exporter's textfile directory (one line each: NAME ARGS).
+PROM_EXPORTS="top-default|top
+top-5|top -n 5
+top-calls|top --sort calls
+top-min|top --min 1M
+top-e1000|top --module e1000
+top-vmlinux|top --module vmlinux
+top-fs-alloc|top --file fs/ --func *alloc*
+snapshot-7|snapshot -n 7
+group-module|group --by module
+group-dir|group --by dir
+group-dir-2|group --by dir --depth 2
+group-file|group --by file
+group-func-calls|group --by func -n 3 --sort calls
+group-module-e1000|group --by module --module e1000"
+PROM=$OUT/prom
+MERGE=$HERE/textfile-merge.py
+
+prom_exports() {
+	local line name args
+	rm -rf "$PROM"
+	mkdir -p "$PROM"
+	while IFS='|' read -r name args; do
+		# shellcheck disable=SC2086 # ARGS are split on purpose, no glob
+		(set -f && cd "$FIX" && "$BIN" $args --prometheus modules.txt) \
+			>"$PROM/$name.prom" 2>>"$PROM/errors.log" ||
+			echo "$name: exit status $?" >>"$PROM/errors.log"
+	done <<<"$PROM_EXPORTS"
+	[ ! -s "$PROM/errors.log" ]
+}
+
+if ! command -v python3 >/dev/null; then
+	fail prom-merge "python3 is missing (make deps installs it)"
+elif ! prom_exports; then
+	fail prom-merge "$PROM/errors.log"
+elif python3 "$MERGE" "$PROM"/*.prom >"$OUT/prom-merge.log" 2>&1; then
+	pass prom-merge
+else
+	fail prom-merge "$OUT/prom-merge.log"
+fi
+
+# The merge check itself finds each problem node_exporter would hide.
+merge_detects() {
+	local bad= f want
+	python3 "$MERGE" "$FIX/prom/good-a.prom" "$FIX/prom/good-b.prom" >"$OUT/merge-good.log" 2>&1 ||
+		bad="$bad [good files refused: $(cat "$OUT/merge-good.log")]"
+	for f in help-differs:"HELP of x_bytes differs" type-differs:"TYPE of x_bytes differs" \
+		no-help:"has no HELP" dup-other-file:"already in" dup-same-file:"already in" \
+		timestamp:"timestamp" broken:"unterminated"; do
+		want=${f#*:}
+		f=${f%%:*}
+		if python3 "$MERGE" "$FIX/prom/good-a.prom" "$FIX/prom/$f.prom" \
+			>"$OUT/merge-$f.log" 2>&1; then
+			bad="$bad [$f.prom accepted]"
+		elif ! grep -q "$want" "$OUT/merge-$f.log"; then
+			bad="$bad [$f.prom: no '$want' in: $(cat "$OUT/merge-$f.log")]"
+		fi
+	done
+	echo "$bad" >"$OUT/merge-detects.log"
+	[ -z "$bad" ]
+}
+if ! command -v python3 >/dev/null; then
+	fail prom-merge-detects "python3 is missing (make deps installs it)"
+elif merge_detects; then
+	pass prom-merge-detects
+else
+	fail prom-merge-detects "$OUT/merge-detects.log"
+fi
+
+# The last-run time is the time of the run.
+prom_timestamp() {
+	local before after ts
+	before=$(date +%s)
+	"$BIN" top -f "$FIX/vmlinux.txt" --prometheus >"$OUT/prom-ts.prom" 2>&1
+	after=$(date +%s)
+	ts=$(sed -n 's/^allocinfo_last_run_timestamp_seconds{by="site"} \([0-9]*\)$/\1/p' \
+		"$OUT/prom-ts.prom")
+	echo "$before <= '$ts' <= $after" >"$OUT/prom-ts.log"
+	[ -n "$ts" ] && [ "$ts" -ge "$before" ] && [ "$ts" -le "$after" ]
+}
+if prom_timestamp; then
+	pass prom-timestamp
+else
+	fail prom-timestamp "$OUT/prom-ts.log"
+fi
+
+# 100000 sites in as many files: every --prometheus export stays at its cap
+# of 20 rows (or -n) plus the rest, per family, and one timestamp.
+prom_cap() {
+	local f=$OUT/many-sites.txt args n want bad=
+	{
+		printf 'allocinfo - version: 1.0\n#     <size>  <calls> <tag info>\n'
+		awk 'BEGIN { for (i = 1; i <= 100000; i++)
+			printf "%12d %8d d%d/f%d.c:%d [m%d] func:fn%d\n", i * 8, i, i % 97, i, i, i % 5000, i }'
+	} >"$f"
+	for args in "top:43" "group --by file:43" "group --by func:43" "group --by module:43" \
+		"group --by dir -n 7:17" "snapshot -n 1000:2003" "group --by file -n 1000:2003"; do
+		want=${args##*:}
+		args=${args%:*}
+		# shellcheck disable=SC2086
+		n=$("$BIN" $args --prometheus -f "$f" | grep -vc '^#')
+		[ "$n" = "$want" ] || bad="$bad [$args: $n series, not $want]"
+	done
+	echo "$bad" >"$OUT/prom-cap.log"
+	[ -z "$bad" ]
+}
+if prom_cap; then
+	pass prom-cap
+else
+	fail prom-cap "$OUT/prom-cap.log"
+fi
+
+# promtool's own lint of every export, where the prometheus package is.
+if ! command -v promtool >/dev/null; then
+	skip promtool "promtool not installed (Debian package prometheus)"
+elif [ ! -s "$PROM/top-default.prom" ]; then
+	fail promtool "no exports to check (see prom-merge)"
+else
+	: >"$OUT/promtool.log"
+	for f in "$PROM"/*.prom "$EXP"/*prometheus*.out; do
+		sed -e '/^--- /,$d' -e 's/ TIME$/ 0/' "$f" |
+			promtool check metrics >>"$OUT/promtool.log" 2>&1 ||
+			echo "^ $f" >>"$OUT/promtool.log"
+	done
+	if grep -q '^\^ ' "$OUT/promtool.log"; then
+		fail promtool "$OUT/promtool.log"
+	else
+		pass promtool
+	fi
+fi
+
+# node_exporter's textfile collector on the exports above, where the
+# prometheus-node-exporter package is: it serves every series, logs no
+# error, and reports no scrape error.
+node_exporter_check() {
+	local ne=$1 port pid log=$OUT/node-exporter.log got=$OUT/node-exporter.txt want n
+	port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+	"$ne" --collector.disable-defaults --collector.textfile \
+		--collector.textfile.directory="$PROM" --web.listen-address="127.0.0.1:$port" \
+		>"$log" 2>&1 &
+	pid=$!
+	rm -f "$got"
+	for _ in $(seq 50); do
+		python3 -c 'import sys, urllib.request
+sys.stdout.write(urllib.request.urlopen(sys.argv[1], timeout=5).read().decode())' \
+			"http://127.0.0.1:$port/metrics" >"$got" 2>/dev/null && break
+		rm -f "$got"
+		sleep 0.2
+	done
+	kill "$pid" 2>/dev/null
+	wait "$pid" 2>/dev/null
+	if [ ! -s "$got" ]; then
+		echo "no answer from node_exporter on port $port" >>"$log"
+		return 1
+	fi
+	want=$(cat "$PROM"/*.prom | grep -vc '^#')
+	n=$(grep -c '^allocinfo_' "$got")
+	echo "served $n allocinfo series of $want" >>"$log"
+	[ "$n" = "$want" ] || return 1
+	grep -q '^node_textfile_scrape_error 0$' "$got" || return 1
+	! grep -qi 'level=error' "$log"
+}
+ne=$(command -v prometheus-node-exporter || command -v node_exporter)
+if [ -z "$ne" ]; then
+	skip node-exporter "node_exporter not installed (Debian package prometheus-node-exporter)"
+elif [ ! -s "$PROM/top-default.prom" ] || ! command -v python3 >/dev/null; then
+	fail node-exporter "no exports to serve (see prom-merge)"
+elif node_exporter_check "$ne"; then
+	pass node-exporter
+else
+	fail node-exporter "$OUT/node-exporter.log"
 fi
 
 if [ -w /dev/full ]; then
