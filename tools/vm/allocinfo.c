@@ -1792,8 +1792,8 @@ static const char * const help_text[] = {
 	"       top    The sites that hold the most memory (or, with --sort calls, the\n"
 	"              most live allocations), with their share of the total.  Shows\n"
 	"              20 sites unless -n says otherwise.  Shares, here and in group,\n"
-	"              are of the total of the sites that pass the filters.  allocinfo\n"
-	"              without a command runs top.\n"
+	"              are of the total of the sites that pass the filters.  Without a\n"
+	"              command, allocinfo runs top, also on a FILE (allocinfo saved.txt).\n"
 	"\n"
 	"       group  Totals per file, directory, module or function, largest first.\n"
 	"              --by dir keeps the first --depth directories of the path.\n"
@@ -2172,6 +2172,22 @@ static void check_prometheus(const char *cmd, const struct opts *o)
 	check_label_text("--func", o->func);
 }
 
+static const char * const commands[] = {
+	"top", "group", "snapshot", "diff", "watch", "help"
+};
+
+/* A first word that is no command but "-" or a file: top reads it. */
+static bool is_input(const char *word)
+{
+	struct stat sb;
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(commands); i++)
+		if (!strcmp(word, commands[i]))
+			return false;
+	return !strcmp(word, "-") || !stat(word, &sb);
+}
+
 static void check_given(const char *cmd, unsigned int given, unsigned int allowed)
 {
 	static const char * const names[] = {
@@ -2298,8 +2314,11 @@ int main(int argc, char **argv)
 	if (env && *env)
 		sysctl_file = env;
 
-	/* no command: top, as for "allocinfo -n 5" */
-	cmd = optind < argc ? argv[optind++] : "top";
+	/* no command: top, as for "allocinfo -n 5" or "allocinfo saved.txt" */
+	if (optind >= argc || is_input(argv[optind]))
+		cmd = "top";
+	else
+		cmd = argv[optind++];
 	args = argc - optind;
 
 	if (!strcmp(cmd, "help")) {

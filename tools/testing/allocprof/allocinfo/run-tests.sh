@@ -341,6 +341,8 @@ cases() {
 	# no command is top; FILE without -f for every command
 	RUN_ENV="ALLOCINFO_PROC=vmlinux.txt" t bare
 	RUN_ENV="ALLOCINFO_PROC=vmlinux.txt" t bare-options -n 3 --json
+	t bare-file		later.txt -n 2
+	RUN_PIPE=modules.txt t bare-stdin - -n 2
 	t live-missing		top
 	t top-positional	top vmlinux.txt -n 3
 	t group-positional	group --by module modules.txt
