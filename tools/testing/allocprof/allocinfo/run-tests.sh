@@ -117,6 +117,8 @@ run() {
 		cd "$FIX" || exit 125
 		# shellcheck disable=SC2086 # the VAR=VALUE words are split on purpose
 		if [ -n "$RUN_PIPE" ]; then
+			# a real pipe, not a redirected file
+			# shellcheck disable=SC2002
 			cat "$RUN_PIPE" | env $NO_KERNEL $RUN_ENV "$bin" "$@"
 		else
 			env $NO_KERNEL $RUN_ENV "$bin" "$@" </dev/null
@@ -312,6 +314,8 @@ cases() {
 	t empty-lenient		top -f empty.txt --lenient
 	t empty-lenient-json	snapshot -f empty.txt --lenient --json
 	t missing-file		top -f does-not-exist.txt
+	# --lenient fails with no valid line (the strict case and the
+	# header-only file are controls: they behave as before)
 	t all-malformed		top -f all-malformed.txt
 	t all-malformed-lenient	top -f all-malformed.txt --lenient
 	t header-only-lenient	top -f header-only.txt --lenient
@@ -355,7 +359,7 @@ cases() {
 	RUN_PIPE=modules.txt t pipe-bare
 	RUN_PIPE=later.txt t pipe-diff-new diff modules.txt -n 3
 	RUN_PIPE=modules.txt RUN_ENV="ALLOCINFO_PROC=later.txt" t pipe-diff-old diff - -n 3
-	RUN_PIPE=later.txt t pipe-file-wins top -f vmlinux.txt -n 2
+	RUN_PIPE=later.txt t pipe-file-wins top -f vmlinux.txt -n 2	# control
 	RUN_PIPE=empty.txt t pipe-empty group --by module
 	RUN_PIPE=later.txt RUN_ENV="ALLOCINFO_PROC=vmlinux.txt" t watch-pipe watch -i 0 --count 1
 
@@ -372,6 +376,7 @@ cases() {
 	RUN_ENV="ALLOCINFO_PROC=vmlinux.txt ALLOCINFO_SYSCTL=mem_profiling-0" \
 		t watch-sysctl-off watch -i 0 --count 2
 	RUN_ENV="ALLOCINFO_PROC=vmlinux.txt ALLOCINFO_SYSCTL=mem_profiling-1" t sysctl-on top -n 2
+	# control: a saved copy is not the kernel's file
 	RUN_ENV="ALLOCINFO_PROC=vmlinux.txt ALLOCINFO_SYSCTL=mem_profiling-0" \
 		t sysctl-off-saved-file top -f later.txt -n 2
 	t usage-bad-interval	watch -i -1
@@ -484,7 +489,7 @@ fi
 # --lenient too since no line is valid.  A valid file with random bytes
 # appended fails strictly, and --lenient reads its valid lines (exit 0).
 garbage() {
-	local f=$OUT/garbage.bin g=$OUT/garbage2.bin h=$OUT/garbage3.bin bin rc bad= want
+	local f=$OUT/garbage.bin g=$OUT/garbage2.bin h=$OUT/garbage3.bin bin rc bad='' want
 	head -c 262144 /dev/urandom >"$f"
 	{ printf 'allocinfo - version: 1.0\n'; head -c 65536 /dev/urandom; } >"$g"
 	{ cat "$FIX/vmlinux.txt"; head -c 65536 /dev/urandom; } >"$h"
@@ -561,7 +566,7 @@ PROM=$OUT/prom
 MERGE=$HERE/textfile-merge.py
 
 prom_exports() {
-	local line name args
+	local name args
 	rm -rf "$PROM"
 	mkdir -p "$PROM"
 	while IFS='|' read -r name args; do
@@ -583,9 +588,10 @@ else
 	fail prom-merge "$OUT/prom-merge.log"
 fi
 
-# The merge check itself finds each problem node_exporter would hide.
+# The merge check itself finds each problem node_exporter would hide (a
+# check of the check: it does not depend on the tool).
 merge_detects() {
-	local bad= f want
+	local bad='' f want
 	python3 "$MERGE" "$FIX/prom/good-a.prom" "$FIX/prom/good-b.prom" >"$OUT/merge-good.log" 2>&1 ||
 		bad="$bad [good files refused: $(cat "$OUT/merge-good.log")]"
 	for f in help-differs:"HELP of x_bytes differs" type-differs:"TYPE of x_bytes differs" \
