@@ -124,6 +124,10 @@ static FILE *out;		/* where reports go */
 static bool quiet;		/* no messages at all (fuzzing) */
 static bool terse;		/* watch after its first read: counts, not lines */
 static const char *empty_hint = "";	/* why an empty input may be a mistake */
+
+/* The kernel's file and its switch; environment variables override them. */
+static const char *live_file = PROC_ALLOCINFO;
+static const char *sysctl_file = PROC_SYSCTL;
 static bool overflow_warned;
 
 /* What one read of a file found, for its warnings and errors. */
@@ -892,6 +896,8 @@ static void prom_export_labels(const struct opts *o, const char *by)
 	size_t limit = get_limit(o, DEFAULT_TOP);
 
 	prom_label("", "by", by);
+	if (o->input && strcmp(o->input, live_file))
+		prom_label(",", "source", o->input);
 	if (!strcmp(by, "dir"))
 		fprintf(out, ",depth=\"%u\"", o->depth);
 	if (o->module)
@@ -1675,10 +1681,6 @@ static int parse_buffer(const void *data, size_t size, const char *name, bool le
 
 /* ----------------------------------------------------------- command line */
 
-/* The kernel's file and its switch; environment variables override them. */
-static const char *live_file = PROC_ALLOCINFO;
-static const char *sysctl_file = PROC_SYSCTL;
-
 /*
  * While vm.mem_profiling is 0 the kernel charges nothing and uncharges
  * nothing: the live file shows the figures of when it was switched off.
@@ -1867,11 +1869,12 @@ static const char * const help_text[] = {
 	"              family, labelled other=\"true\", holds the sum of the rest, and\n"
 	"              allocinfo_last_run_timestamp_seconds the time of the run.  Every\n"
 	"              series carries the labels of the export: by (site, file, dir,\n"
-	"              module or func), depth for --by dir, filter_module, filter_file,\n"
-	"              filter_func, sort, limit and min_bytes when given, and\n"
-	"              accurate=\"no\" where it applies; HELP texts are fixed.  So the\n"
-	"              exports of different commands can share one textfile\n"
-	"              directory: no family conflicts, no series is in two files.\n"
+	"              module or func), source (FILE, unless it is the kernel's file),\n"
+	"              depth for --by dir, filter_module, filter_file, filter_func,\n"
+	"              sort, limit and min_bytes when given, and accurate=\"no\" where\n"
+	"              it applies; HELP texts are fixed.  So the exports of different\n"
+	"              commands can share one textfile directory: no family\n"
+	"              conflicts, no series is in two files.\n"
 	"       --lenient\n"
 	"              Skip malformed lines with a warning instead of failing; a file\n"
 	"              with no valid line still fails.\n"
@@ -2042,12 +2045,12 @@ static const char *default_input(const struct opts *o, const char *taken)
 	return live_file;
 }
 
-static int cmd_single(const struct opts *o, const char *input,
+static int cmd_single(const struct opts *o,
 		      void (*report)(const struct opts *o, const struct sites *s))
 {
 	struct sites s;
 
-	if (load(input, o, &s))
+	if (load(o->input, o, &s))
 		return 1;
 	report(o, &s);
 	free_sites(&s);
@@ -2335,21 +2338,25 @@ int main(int argc, char **argv)
 				    argv[optind]);
 		if (args)
 			o.input = argv[optind];
+		if (strcmp(cmd, "watch"))
+			o.input = default_input(&o, NULL);
+		if (o.fmt == FMT_PROM)
+			check_label_text("FILE", o.input);
 	}
 
 	if (!strcmp(cmd, "top")) {
 		check_given(cmd, given, GIVEN_N | GIVEN_SORT);
-		ret = cmd_single(&o, default_input(&o, NULL), do_top);
+		ret = cmd_single(&o, do_top);
 	} else if (!strcmp(cmd, "group")) {
 		check_given(cmd, given, GIVEN_N | GIVEN_SORT | GIVEN_BY | GIVEN_DEPTH);
 		if (o.by == BY_NONE)
 			usage_error("group needs --by file, dir, module or func");
 		if (o.by != BY_DIR && (given & GIVEN_DEPTH))
 			usage_error("--depth goes with --by dir");
-		ret = cmd_single(&o, default_input(&o, NULL), do_group);
+		ret = cmd_single(&o, do_group);
 	} else if (!strcmp(cmd, "snapshot")) {
 		check_given(cmd, given, o.fmt == FMT_PROM ? GIVEN_N : 0);
-		ret = cmd_single(&o, default_input(&o, NULL), do_snapshot);
+		ret = cmd_single(&o, do_snapshot);
 	} else if (!strcmp(cmd, "diff")) {
 		check_given(cmd, given, GIVEN_N | GIVEN_ZERO | GIVEN_EXIT_CODE);
 		if (args < 1 || args > 2)

@@ -547,21 +547,25 @@ fi
 # ------------------------------------------- Prometheus textfile exports
 
 # Exports of different commands, as an operator would put them side by
-# side in node_exporter's textfile directory (one line each: NAME ARGS).
-PROM_EXPORTS="top-default|top
-top-5|top -n 5
-top-calls|top --sort calls
-top-min|top --min 1M
-top-e1000|top --module e1000
-top-vmlinux|top --module vmlinux
-top-fs-alloc|top --file fs/ --func *alloc*
-snapshot-7|snapshot -n 7
-group-module|group --by module
-group-dir|group --by dir
-group-dir-2|group --by dir --depth 2
-group-file|group --by file
-group-func-calls|group --by func -n 3 --sort calls
-group-module-e1000|group --by module --module e1000"
+# side in node_exporter's textfile directory (one line each: NAME|ARGS),
+# and of the same command on another file (a saved copy next to the
+# kernel's file).
+PROM_EXPORTS="top-default|top modules.txt
+top-5|top -n 5 modules.txt
+top-calls|top --sort calls modules.txt
+top-min|top --min 1M modules.txt
+top-e1000|top --module e1000 modules.txt
+top-vmlinux|top --module vmlinux modules.txt
+top-fs-alloc|top --file fs/ --func *alloc* modules.txt
+snapshot-7|snapshot -n 7 modules.txt
+group-module|group --by module modules.txt
+group-dir|group --by dir modules.txt
+group-dir-2|group --by dir --depth 2 modules.txt
+group-file|group --by file modules.txt
+group-func-calls|group --by func -n 3 --sort calls modules.txt
+group-module-e1000|group --by module --module e1000 modules.txt
+top-later|top later.txt
+group-module-later|group --by module later.txt"
 PROM=$OUT/prom
 MERGE=$HERE/textfile-merge.py
 
@@ -571,7 +575,7 @@ prom_exports() {
 	mkdir -p "$PROM"
 	while IFS='|' read -r name args; do
 		# shellcheck disable=SC2086 # ARGS are split on purpose, no glob
-		(set -f && cd "$FIX" && "$BIN" $args --prometheus modules.txt) \
+		(set -f && cd "$FIX" && "$BIN" $args --prometheus) \
 			>"$PROM/$name.prom" 2>>"$PROM/errors.log" ||
 			echo "$name: exit status $?" >>"$PROM/errors.log"
 	done <<<"$PROM_EXPORTS"
@@ -623,7 +627,7 @@ prom_timestamp() {
 	before=$(date +%s)
 	"$BIN" top -f "$FIX/vmlinux.txt" --prometheus >"$OUT/prom-ts.prom" 2>&1
 	after=$(date +%s)
-	ts=$(sed -n 's/^allocinfo_last_run_timestamp_seconds{by="site"} \([0-9]*\)$/\1/p' \
+	ts=$(sed -n 's/^allocinfo_last_run_timestamp_seconds{by="site",[^}]*} \([0-9]*\)$/\1/p' \
 		"$OUT/prom-ts.prom")
 	echo "$before <= '$ts' <= $after" >"$OUT/prom-ts.log"
 	[ -n "$ts" ] && [ "$ts" -ge "$before" ] && [ "$ts" -le "$after" ]
