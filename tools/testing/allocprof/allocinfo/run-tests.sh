@@ -550,22 +550,22 @@ fi
 # side in node_exporter's textfile directory (one line each: NAME|ARGS),
 # and of the same command on another file (a saved copy next to the
 # kernel's file).
-PROM_EXPORTS="top-default|top modules.txt
-top-5|top -n 5 modules.txt
-top-calls|top --sort calls modules.txt
-top-min|top --min 1M modules.txt
-top-e1000|top --module e1000 modules.txt
-top-vmlinux|top --module vmlinux modules.txt
-top-fs-alloc|top --file fs/ --func *alloc* modules.txt
-snapshot-7|snapshot -n 7 modules.txt
-group-module|group --by module modules.txt
-group-dir|group --by dir modules.txt
-group-dir-2|group --by dir --depth 2 modules.txt
-group-file|group --by file modules.txt
-group-func-calls|group --by func -n 3 --sort calls modules.txt
-group-module-e1000|group --by module --module e1000 modules.txt
-top-later|top later.txt
-group-module-later|group --by module later.txt"
+PROM_EXPORTS="top-default|top -f modules.txt
+top-5|top -n 5 -f modules.txt
+top-calls|top --sort calls -f modules.txt
+top-min|top --min 1M -f modules.txt
+top-e1000|top --module e1000 -f modules.txt
+top-vmlinux|top --module vmlinux -f modules.txt
+top-fs-alloc|top --file fs/ --func *alloc* -f modules.txt
+snapshot-7|snapshot -n 7 -f modules.txt
+group-module|group --by module -f modules.txt
+group-dir|group --by dir -f modules.txt
+group-dir-2|group --by dir --depth 2 -f modules.txt
+group-file|group --by file -f modules.txt
+group-func-calls|group --by func -n 3 --sort calls -f modules.txt
+group-module-e1000|group --by module --module e1000 -f modules.txt
+top-later|top -f later.txt
+group-module-later|group --by module -f later.txt"
 PROM=$OUT/prom
 MERGE=$HERE/textfile-merge.py
 
