@@ -11,7 +11,8 @@
  * behaviour it checks two properties:
  *  - an input that parses strictly parses to the same sites leniently;
  *  - lenient parsing fails only when no line was valid, and leaves nothing;
- *  - what "allocinfo snapshot" prints parses back to the same sites.
+ *  - what "allocinfo snapshot" prints parses back to the same sites, with
+ *    the same accurate:no marks.
  */
 #define ALLOCINFO_FUZZ
 #include "../../../vm/allocinfo.c"
@@ -25,7 +26,8 @@ static bool same_sites(const struct sites *a, const struct sites *b)
 	for (i = 0; i < a->nr; i++) {
 		const struct site *x = &a->v[i], *y = &b->v[i];
 
-		if (cmp_identity(x, y) || x->bytes != y->bytes || x->calls != y->calls)
+		if (cmp_identity(x, y) || x->bytes != y->bytes || x->calls != y->calls ||
+		    x->inaccurate != y->inaccurate)
 			return false;
 	}
 	return true;
