@@ -67,6 +67,7 @@ struct opts {
 	bool lenient;
 	bool zero;		/* diff, watch: list new and gone sites of 0 bytes */
 	bool exit_code;		/* diff: exit status 1 if something changed */
+	bool snapshot;		/* top's report is snapshot's */
 };
 
 /*
@@ -890,15 +891,21 @@ static void prom_family(const char *name, const char *help)
 	fprintf(out, "# HELP %s %s\n# TYPE %s gauge\n", name, help, name);
 }
 
-/* The selection of an export: by, then what was given of the others. */
+/*
+ * The selection of an export: its command, the grouping (@by, NULL for
+ * sites), the file unless it is the kernel's, then what was given of the
+ * options that choose what is listed.
+ */
 static void prom_export_labels(const struct opts *o, const char *by)
 {
 	size_t limit = get_limit(o, DEFAULT_TOP);
 
-	prom_label("", "by", by);
+	fprintf(out, "command=\"%s\"", by ? "group" : o->snapshot ? "snapshot" : "top");
+	if (by)
+		prom_label(",", "by", by);
 	if (o->input && strcmp(o->input, live_file))
 		prom_label(",", "source", o->input);
-	if (!strcmp(by, "dir"))
+	if (by && !strcmp(by, "dir"))
 		fprintf(out, ",depth=\"%u\"", o->depth);
 	if (o->module)
 		prom_label(",", "filter_module", o->module);
@@ -944,7 +951,7 @@ static void prom_sites(const struct opts *o, const struct site **v, size_t n,
 		prom_family(prom_name[f], prom_help[f]);
 		for (i = 0; i < n; i++) {
 			fprintf(out, "%s{", prom_name[f]);
-			prom_export_labels(o, "site");
+			prom_export_labels(o, NULL);
 			prom_label(",", "file", v[i]->file);
 			fprintf(out, ",line=\"%u\"", v[i]->line);
 			prom_label(",", "func", v[i]->func);
@@ -952,10 +959,10 @@ static void prom_sites(const struct opts *o, const struct site **v, size_t n,
 			fprintf(out, "%s} %llu\n", v[i]->inaccurate ? ",accurate=\"no\"" : "",
 				f ? v[i]->calls : v[i]->bytes);
 		}
-		prom_other(o, "site", prom_name[f], f ? other_calls : other_bytes,
+		prom_other(o, NULL, prom_name[f], f ? other_calls : other_bytes,
 			   other_inaccurate);
 	}
-	prom_timestamp(o, "site");
+	prom_timestamp(o, NULL);
 }
 
 static void json_site(const struct site *st, const struct sites *s, bool percent)
@@ -1279,7 +1286,10 @@ static void do_snapshot(const struct opts *o, const struct sites *s)
 	size_t i, n = 0;
 
 	if (o->fmt == FMT_PROM) {
-		do_top(o, s);
+		struct opts so = *o;
+
+		so.snapshot = true;
+		do_top(&so, s);
 		return;
 	}
 	if (o->fmt == FMT_JSON)
@@ -1868,13 +1878,14 @@ static const char * const help_text[] = {
 	"              allocinfo_group_calls labelled with group.  One more series per\n"
 	"              family, labelled other=\"true\", holds the sum of the rest, and\n"
 	"              allocinfo_last_run_timestamp_seconds the time of the run.  Every\n"
-	"              series carries the labels of the export: by (site, file, dir,\n"
-	"              module or func), source (FILE, unless it is the kernel's file),\n"
-	"              depth for --by dir, filter_module, filter_file, filter_func,\n"
-	"              sort, limit and min_bytes when given, and accurate=\"no\" where\n"
-	"              it applies; HELP texts are fixed.  So the exports of different\n"
-	"              commands can share one textfile directory: no family\n"
-	"              conflicts, no series is in two files.\n"
+	"              series carries the labels of the export: command (top,\n"
+	"              snapshot or group), by (group's file, dir, module or func),\n"
+	"              source (FILE, unless it is the kernel's file), depth for --by\n"
+	"              dir, filter_module, filter_file, filter_func, sort, limit and\n"
+	"              min_bytes when given, and accurate=\"no\" where it applies; HELP\n"
+	"              texts are fixed.  So the exports of different commands can share\n"
+	"              one textfile directory: no family conflicts, no series is in two\n"
+	"              files.\n"
 	"       --lenient\n"
 	"              Skip malformed lines with a warning instead of failing; a file\n"
 	"              with no valid line still fails.\n"

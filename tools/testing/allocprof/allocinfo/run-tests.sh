@@ -557,6 +557,7 @@ top-min|top --min 1M -f modules.txt
 top-e1000|top --module e1000 -f modules.txt
 top-vmlinux|top --module vmlinux -f modules.txt
 top-fs-alloc|top --file fs/ --func *alloc* -f modules.txt
+snapshot-default|snapshot -f modules.txt
 snapshot-7|snapshot -n 7 -f modules.txt
 group-module|group --by module -f modules.txt
 group-dir|group --by dir -f modules.txt
@@ -627,7 +628,7 @@ prom_timestamp() {
 	before=$(date +%s)
 	"$BIN" top -f "$FIX/vmlinux.txt" --prometheus >"$OUT/prom-ts.prom" 2>&1
 	after=$(date +%s)
-	ts=$(sed -n 's/^allocinfo_last_run_timestamp_seconds{by="site",[^}]*} \([0-9]*\)$/\1/p' \
+	ts=$(sed -n 's/^allocinfo_last_run_timestamp_seconds{command="top",[^}]*} \([0-9]*\)$/\1/p' \
 		"$OUT/prom-ts.prom")
 	echo "$before <= '$ts' <= $after" >"$OUT/prom-ts.log"
 	[ -n "$ts" ] && [ "$ts" -ge "$before" ] && [ "$ts" -le "$after" ]
