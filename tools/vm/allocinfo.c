@@ -2190,16 +2190,22 @@ static const char * const commands[] = {
 	"top", "group", "snapshot", "diff", "watch", "help"
 };
 
-/* A first word that is no command but "-" or a file: top reads it. */
-static bool is_input(const char *word)
+static bool is_command(const char *word)
 {
-	struct stat sb;
 	size_t i;
 
 	for (i = 0; i < ARRAY_SIZE(commands); i++)
 		if (!strcmp(word, commands[i]))
-			return false;
-	return !strcmp(word, "-") || !stat(word, &sb);
+			return true;
+	return false;
+}
+
+/* A first word that is no command but "-" or a file: top reads it. */
+static bool is_input(const char *word)
+{
+	struct stat sb;
+
+	return !is_command(word) && (!strcmp(word, "-") || !stat(word, &sb));
 }
 
 static void check_given(const char *cmd, unsigned int given, unsigned int allowed)
@@ -2339,6 +2345,8 @@ int main(int argc, char **argv)
 		print_help();
 		return 0;
 	}
+	if (!is_command(cmd))
+		usage_error("unknown command '%s'", cmd);
 	if (o.fmt == FMT_PROM)
 		check_prometheus(cmd, &o);
 	if (strcmp(cmd, "diff")) {
@@ -2388,8 +2396,7 @@ int main(int argc, char **argv)
 			o.input = live_file;
 		ret = cmd_watch(&o);
 	} else {
-		usage_error("unknown command '%s'", cmd);
-		ret = 2;
+		ret = 2;	/* not reached: the command was checked */
 	}
 
 	if (fflush(stdout) || ferror(stdout)) {

@@ -325,6 +325,7 @@ cases() {
 	# command line
 	t help			--help
 	t usage-unknown-command	frobnicate
+	t usage-unknown-command-args frobnicate a b --prometheus
 	t usage-unknown-option	top --frobnicate
 	t usage-missing-value	top -f vmlinux.txt -n
 	t usage-bad-n		top -f vmlinux.txt -n -3
