@@ -1905,7 +1905,8 @@ static const char * const help_text[] = {
 
 	"EXIT STATUS\n"
 	"       0 on success, 1 if a file could not be read or has a malformed line\n"
-	"       (named with its line number on standard error), 2 on a usage error.\n"
+	"       (named with its line number on standard error) or, with --lenient,\n"
+	"       no valid line, 2 on a usage error.\n"
 	"       diff --exit-code: 0 no change, 1 changes, 2 any error.\n"
 	"\n",
 
