@@ -26,20 +26,26 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 typedef unsigned long long u64;
 
+#define ARRAY_SIZE(a)		(sizeof(a) / sizeof((a)[0]))
+
 #define U64_MAX			ULLONG_MAX
+#define ALLOCINFO_VERSION	"1.1"
 #define PROC_ALLOCINFO		"/proc/allocinfo"
+#define PROC_SYSCTL		"/proc/sys/vm/mem_profiling"
 #define HEADER_PREFIX		"allocinfo - version: "
 #define SNAPSHOT_HEADER		"allocinfo - version: 1.0\n#     <size>  <calls> <tag info>\n"
 #define VMLINUX			"vmlinux"
 #define DEFAULT_TOP		20
 #define DEFAULT_WATCH_TOP	10
 #define DEFAULT_INTERVAL	5.0
-#define MAX_SKIP_WARNINGS	20	/* per file, then only a count */
+#define MAX_LINE_WARNINGS	10	/* per file read, then only counts */
+#define COUNTER_MAX		((u64)LLONG_MAX)	/* above: a wrapped negative */
 
 enum format { FMT_TABLE, FMT_JSON, FMT_CSV, FMT_PROM };
 enum sort_key { SORT_BYTES, SORT_CALLS };
@@ -59,6 +65,9 @@ struct opts {
 	double interval;	/* watch -i */
 	long count;		/* watch --count, 0 for no end */
 	bool lenient;
+	bool zero;		/* diff, watch: list new and gone sites of 0 bytes */
+	bool exit_code;		/* diff: exit status 1 if something changed */
+	bool snapshot;		/* top's report is snapshot's */
 };
 
 /*
@@ -73,6 +82,7 @@ struct site {
 	size_t order;		/* rank of the first line with this identity */
 	u64 bytes;
 	u64 calls;
+	bool inaccurate;	/* accurate:no: the figures are lower bounds */
 };
 
 struct sites {
@@ -98,6 +108,7 @@ struct group {
 	u64 bytes;
 	u64 calls;
 	size_t sites;
+	bool inaccurate;	/* one of its sites is marked accurate:no */
 };
 
 /* A table printed with aligned columns; the last column is not padded. */
@@ -112,7 +123,24 @@ struct table {
 
 static FILE *out;		/* where reports go */
 static bool quiet;		/* no messages at all (fuzzing) */
+static bool terse;		/* watch after its first read: counts, not lines */
+static const char *empty_hint = "";	/* why an empty input may be a mistake */
+
+/* The kernel's file and its switch; environment variables override them. */
+static const char *live_file = PROC_ALLOCINFO;
+static const char *sysctl_file = PROC_SYSCTL;
 static bool overflow_warned;
+
+/* What one read of a file found, for its warnings and errors. */
+struct read_stats {
+	unsigned long long lines;	/* lines read, header included */
+	unsigned long long sites;	/* data lines used */
+	unsigned long long skipped;	/* malformed lines skipped (--lenient) */
+	unsigned long long negative;	/* counters read as 0 */
+	unsigned long long skipped_shown;	/* warnings printed for them */
+	unsigned long long negative_shown;
+	bool header;
+};
 
 static void vmessage(const char *kind, const char *fmt, va_list ap)
 {
@@ -178,15 +206,18 @@ static void *grow(void *v, size_t *alloc, size_t nr, size_t size)
 	return xrealloc(v, *alloc * size);
 }
 
-/* Sum two counters; on overflow stay at U64_MAX and say so once. */
+/*
+ * Sum two counters of at most COUNTER_MAX; stay at COUNTER_MAX, and say so
+ * once, rather than go beyond: what the tool prints must read back as it is.
+ */
 static u64 add_sat(u64 a, u64 b)
 {
-	if (a > U64_MAX - b) {
+	if (a > COUNTER_MAX - b) {
 		if (!overflow_warned)
 			warnf("counter overflow while summing, value saturated at %llu",
-			      U64_MAX);
+			      COUNTER_MAX);
 		overflow_warned = true;
-		return U64_MAX;
+		return COUNTER_MAX;
 	}
 	return a + b;
 }
@@ -249,8 +280,11 @@ static int parse_u64(const char *s, u64 *val)
 }
 
 /*
- * Mainline prints the byte counter with %lli, and a sum of per-cpu counters
- * read while they change can be slightly negative: such a value reads as 0.
+ * A counter is a sum of per-CPU counters read while they change, so it can
+ * be negative for a moment.  Mainline prints the bytes with %lli ("-64");
+ * this kernel prints both counters, and mainline the calls, with %llu, so
+ * there a negative sum arrives wrapped, as 2^63 or more, a value that no
+ * machine can reach.  Both forms read as 0.
  */
 static const char *parse_counter(const char *tok, bool bytes, u64 *val, bool *negative)
 {
@@ -267,7 +301,7 @@ static const char *parse_counter(const char *tok, bool bytes, u64 *val, bool *ne
 	if (ret)
 		return bytes ? "byte count is not a decimal number" :
 			       "call count is not a decimal number";
-	if (neg && *val) {
+	if ((neg && *val) || *val > COUNTER_MAX) {
 		*negative = true;
 		*val = 0;
 	}
@@ -350,11 +384,13 @@ static const char *parse_line(char *s, size_t len, struct site *r, bool *negativ
 		return "empty function name";
 	r->func = tok + 5;
 
-	/* Newer kernels may append KEY:VALUE fields such as accurate:no. */
+	/* KEY:VALUE fields may follow; accurate:no is kept, others ignored. */
 	while ((tok = next_token(&pos))) {
 		colon = strchr(tok, ':');
 		if (!colon || colon == tok)
 			return "unexpected field after func:FUNCTION (not KEY:VALUE)";
+		if (!strcmp(tok, "accurate:no"))
+			r->inaccurate = true;
 	}
 	return NULL;
 }
@@ -376,6 +412,7 @@ static void add_site(struct sites *s, const struct site *r)
 	st->line = r->line;
 	st->bytes = r->bytes;
 	st->calls = r->calls;
+	st->inaccurate = r->inaccurate;
 	st->order = s->nr++;
 }
 
@@ -409,13 +446,53 @@ static const char *handle_line(char *line, size_t len, struct sites *s, bool *ne
 	return why;
 }
 
+/* A warning about one line: at most MAX_LINE_WARNINGS per file read. */
+static void line_warning(struct read_stats *st, unsigned long long *shown,
+			 const char *fmt, ...)
+{
+	va_list ap;
+
+	if (terse || st->skipped_shown + st->negative_shown >= MAX_LINE_WARNINGS)
+		return;
+	(*shown)++;
+	va_start(ap, fmt);
+	vmessage("warning: ", fmt, ap);
+	va_end(ap);
+}
+
+/* The counts of what line_warning() did not show. */
+static void line_warnings_summary(const char *name, const struct read_stats *st)
+{
+	if (st->negative > st->negative_shown)
+		warnf("%s: %llu negative counters read as 0, %llu of them not shown", name,
+		      st->negative, st->negative - st->negative_shown);
+	if (st->skipped > st->skipped_shown)
+		warnf("%s: %llu malformed lines skipped, %llu of them not shown", name,
+		      st->skipped, st->skipped - st->skipped_shown);
+}
+
+/* Warn, once, of a header version whose lines this tool may misread. */
+static void check_version(const char *name, const char *line)
+{
+	static bool warned;
+	const char *v = line + strlen(HEADER_PREFIX);
+	int n = strcspn(v, " \t");
+
+	if (warned || (n == 3 && (!strncmp(v, "1.0", 3) || !strncmp(v, "2.0", 3))))
+		return;
+	warnf("%s:1: unknown header version %.*s (known: 1.0 and 2.0), reading on",
+	      name, n, v);
+	warned = true;
+}
+
 /*
  * Read the lines of @fp into @s as they come, duplicates not yet merged.
- * A malformed line is an error, or with @lenient a warning.
+ * A malformed line is an error, or with @lenient a warning; with @lenient,
+ * a file that gave nothing valid but a header is an error all the same.
  */
 static int parse_stream(FILE *fp, const char *name, bool lenient, struct sites *s)
 {
-	unsigned long long lineno = 0, skipped = 0;
+	struct read_stats st = { 0 };
 	const char *why;
 	char *line = NULL;
 	size_t cap = 0, len;
@@ -425,14 +502,17 @@ static int parse_stream(FILE *fp, const char *name, bool lenient, struct sites *
 
 	while ((n = getline(&line, &cap, fp)) != -1) {
 		len = n;
-		lineno++;
+		st.lines++;
 		if (len && line[len - 1] == '\n')
 			line[--len] = '\0';
 		if (len && line[len - 1] == '\r')
 			line[--len] = '\0';
-		if (lineno == 1) {
-			if (is_header(line, len))
+		if (st.lines == 1) {
+			if (is_header(line, len)) {
+				st.header = true;
+				check_version(name, line);
 				continue;
+			}
 			if (!lenient) {
 				errorf("%s:1: missing header line \"%sX.Y\"", name, HEADER_PREFIX);
 				ret = -1;
@@ -441,33 +521,39 @@ static int parse_stream(FILE *fp, const char *name, bool lenient, struct sites *
 			warnf("%s:1: missing header line, reading on", name);
 		}
 		why = handle_line(line, len, s, &negative);
-		if (negative && !why)
-			warnf("%s:%llu: negative counter read as 0", name, lineno);
-		if (!why)
+		if (!why) {
+			if (s->nr > st.sites) {
+				st.sites = s->nr;
+				if (negative) {
+					st.negative++;
+					line_warning(&st, &st.negative_shown,
+						     "%s:%llu: negative counter read as 0", name,
+						     st.lines);
+				}
+			}
 			continue;
+		}
 		if (!lenient) {
-			errorf("%s:%llu: %s", name, lineno, why);
+			errorf("%s:%llu: %s", name, st.lines, why);
 			ret = -1;
 			break;
 		}
-		if (++skipped <= MAX_SKIP_WARNINGS)
-			warnf("%s:%llu: %s; line skipped", name, lineno, why);
+		st.skipped++;
+		line_warning(&st, &st.skipped_shown, "%s:%llu: %s; line skipped", name,
+			     st.lines, why);
 	}
-	if (skipped > MAX_SKIP_WARNINGS)
-		warnf("%s: %llu malformed lines skipped, %llu of them not shown", name,
-		      skipped, skipped - MAX_SKIP_WARNINGS);
+	line_warnings_summary(name, &st);
 	if (!ret && ferror(fp)) {
 		errorf("%s: read error: %s", name, strerror(errno));
 		ret = -1;
 	}
-	if (!ret && !lineno) {
-		if (lenient) {
-			warnf("%s: empty file", name);
-		} else {
-			errorf("%s: empty file, missing header line \"%sX.Y\"", name,
-			       HEADER_PREFIX);
-			ret = -1;
-		}
+	if (!ret && !st.lines) {
+		errorf("%s: empty file, missing header line \"%sX.Y\"%s", name, HEADER_PREFIX,
+		       empty_hint);
+		ret = -1;
+	} else if (!ret && !st.sites && (st.skipped || !st.header)) {
+		errorf("%s: no valid line in %llu lines", name, st.lines);
+		ret = -1;
 	}
 	free(line);
 	return ret;
@@ -521,6 +607,7 @@ static void merge_sites(struct sites *s)
 		}
 		s->v[i].bytes = add_sat(s->v[i].bytes, s->v[j].bytes);
 		s->v[i].calls = add_sat(s->v[i].calls, s->v[j].calls);
+		s->v[i].inaccurate |= s->v[j].inaccurate;
 		free(s->v[j].file);
 	}
 	s->nr = i + 1;
@@ -714,14 +801,19 @@ static void table_print(struct table *t)
 	t->alloc = 0;
 }
 
-static void site_cells(struct table *t, const struct site *st)
+/* The mark of a table row whose figures are lower bounds, after its last cell. */
+#define INACCURATE_MARK		"  accurate:no"
+#define INACCURATE_NOTE \
+	"accurate:no: the kernel missed some allocations there, the figures are lower bounds\n"
+
+static void site_cells(struct table *t, const struct site *st, bool inaccurate)
 {
 	tcell(t, "%s", module_name(st));
 	tcell(t, "%s", st->func);
-	tcell(t, "%s:%u", st->file, st->line);
+	tcell(t, "%s:%u%s", st->file, st->line, inaccurate ? INACCURATE_MARK : "");
 }
 
-static void json_site_id(const struct site *st)
+static void json_site_id(const struct site *st, bool inaccurate)
 {
 	fputs("\"file\": ", out);
 	json_str(st->file);
@@ -729,16 +821,17 @@ static void json_site_id(const struct site *st)
 	json_str(module_name(st));
 	fputs(", \"func\": ", out);
 	json_str(st->func);
+	fprintf(out, ", \"accurate\": %s", inaccurate ? "false" : "true");
 }
 
-static void csv_site_id(const struct site *st)
+static void csv_site_id(const struct site *st, bool inaccurate)
 {
 	csv_str(module_name(st));
 	fputc(',', out);
 	csv_str(st->func);
 	fputc(',', out);
 	csv_str(st->file);
-	fprintf(out, ",%u", st->line);
+	fprintf(out, ",%u,%s", st->line, inaccurate ? "no" : "yes");
 }
 
 /* ------------------------------------------------------------------ top */
@@ -772,29 +865,104 @@ static size_t get_limit(const struct opts *o, size_t def)
 	return o->limit < 0 ? def : (size_t)o->limit;
 }
 
-/* Both families of the Prometheus exposition of ranked sites. */
-static void prom_sites(const struct site **v, size_t n, u64 other_bytes, u64 other_calls)
+/*
+ * Prometheus text for node_exporter's textfile collector, which merges the
+ * files of a directory: a family must have the same HELP and TYPE in every
+ * file, and a series must not be in two.  So HELP and TYPE are fixed, and
+ * every series of one export carries the labels of its selection (what -n,
+ * --sort, --min, --by, --depth and the filters chose), which tell apart
+ * any two exports made with different options.
+ */
+#define PROM_MAX		1000	/* -n with --prometheus: 1 to this */
+
+static const char * const prom_help[] = {
+	"Bytes allocated at a code location and not freed yet (/proc/allocinfo).",
+	"Live allocations made at a code location (/proc/allocinfo).",
+	"Bytes allocated and not freed yet, summed per group of code locations (/proc/allocinfo).",
+	"Live allocations, summed per group of code locations (/proc/allocinfo).",
+};
+
+static const char * const prom_name[] = {
+	"allocinfo_bytes", "allocinfo_calls", "allocinfo_group_bytes", "allocinfo_group_calls"
+};
+
+static void prom_family(const char *name, const char *help)
 {
-	static const char * const help[] = {
-		"Bytes allocated from a code location and not freed yet (/proc/allocinfo).",
-		"Live allocations made from a code location (/proc/allocinfo).",
-	};
-	static const char * const name[] = { "allocinfo_bytes", "allocinfo_calls" };
+	fprintf(out, "# HELP %s %s\n# TYPE %s gauge\n", name, help, name);
+}
+
+/*
+ * The selection of an export: its command, the grouping (@by, NULL for
+ * sites), the file unless it is the kernel's, then what was given of the
+ * options that choose what is listed.
+ */
+static void prom_export_labels(const struct opts *o, const char *by)
+{
+	size_t limit = get_limit(o, DEFAULT_TOP);
+
+	fprintf(out, "command=\"%s\"", by ? "group" : o->snapshot ? "snapshot" : "top");
+	if (by)
+		prom_label(",", "by", by);
+	if (o->input && strcmp(o->input, live_file))
+		prom_label(",", "source", o->input);
+	if (by && !strcmp(by, "dir"))
+		fprintf(out, ",depth=\"%u\"", o->depth);
+	if (o->module)
+		prom_label(",", "filter_module", o->module);
+	if (o->file)
+		prom_label(",", "filter_file", o->file);
+	if (o->func)
+		prom_label(",", "filter_func", o->func);
+	if (o->sort == SORT_CALLS)
+		fputs(",sort=\"calls\"", out);
+	if (limit != DEFAULT_TOP)
+		fprintf(out, ",limit=\"%zu\"", limit);
+	if (o->min)
+		fprintf(out, ",min_bytes=\"%llu\"", o->min);
+}
+
+/* The rest: the sum of what the export does not list, never a real name. */
+static void prom_other(const struct opts *o, const char *by, const char *name,
+		       u64 val, bool inaccurate)
+{
+	fprintf(out, "%s{", name);
+	prom_export_labels(o, by);
+	fprintf(out, ",other=\"true\"%s} %llu\n", inaccurate ? ",accurate=\"no\"" : "", val);
+}
+
+/* When the export was made, so that a file no longer updated shows. */
+static void prom_timestamp(const struct opts *o, const char *by)
+{
+	static const char name[] = "allocinfo_last_run_timestamp_seconds";
+
+	prom_family(name, "When allocinfo wrote this export, in seconds since 1970.");
+	fprintf(out, "%s{", name);
+	prom_export_labels(o, by);
+	fprintf(out, "} %lld\n", (long long)time(NULL));
+}
+
+/* Both families of ranked sites, then the time. */
+static void prom_sites(const struct opts *o, const struct site **v, size_t n,
+		       u64 other_bytes, u64 other_calls, bool other_inaccurate)
+{
 	size_t f, i;
 
 	for (f = 0; f < 2; f++) {
-		fprintf(out, "# HELP %s %s\n# TYPE %s gauge\n", name[f], help[f], name[f]);
+		prom_family(prom_name[f], prom_help[f]);
 		for (i = 0; i < n; i++) {
-			fprintf(out, "%s{", name[f]);
-			prom_label("", "file", v[i]->file);
+			fprintf(out, "%s{", prom_name[f]);
+			prom_export_labels(o, NULL);
+			prom_label(",", "file", v[i]->file);
 			fprintf(out, ",line=\"%u\"", v[i]->line);
 			prom_label(",", "func", v[i]->func);
 			prom_label(",", "module", module_name(v[i]));
-			fprintf(out, "} %llu\n", f ? v[i]->calls : v[i]->bytes);
+			fprintf(out, "%s} %llu\n", v[i]->inaccurate ? ",accurate=\"no\"" : "",
+				f ? v[i]->calls : v[i]->bytes);
 		}
-		fprintf(out, "%s{file=\"other\",line=\"\",func=\"\",module=\"\"} %llu\n",
-			name[f], f ? other_calls : other_bytes);
+		prom_other(o, NULL, prom_name[f], f ? other_calls : other_bytes,
+			   other_inaccurate);
 	}
+	prom_timestamp(o, NULL);
 }
 
 static void json_site(const struct site *st, const struct sites *s, bool percent)
@@ -803,7 +971,7 @@ static void json_site(const struct site *st, const struct sites *s, bool percent
 	if (percent)
 		fprintf(out, "\"bytes_percent\": %.2f, \"calls_percent\": %.2f, ",
 			share(st->bytes, s->bytes), share(st->calls, s->calls));
-	json_site_id(st);
+	json_site_id(st, st->inaccurate);
 	fputc('}', out);
 }
 
@@ -820,6 +988,7 @@ static void do_top(const struct opts *o, const struct sites *s)
 	const struct site **v = xmalloc(s->nr * sizeof(*v));
 	struct table t = { .cols = 6, .align = "rrrlll" };
 	u64 other_bytes = 0, other_calls = 0;
+	bool marked = false, other_inaccurate = false;
 	size_t i, n = 0;
 	char buf[32];
 
@@ -832,6 +1001,7 @@ static void do_top(const struct opts *o, const struct sites *s)
 		} else {
 			other_bytes = add_sat(other_bytes, v[i]->bytes);
 			other_calls = add_sat(other_calls, v[i]->calls);
+			other_inaccurate |= v[i]->inaccurate;
 		}
 	}
 
@@ -848,11 +1018,14 @@ static void do_top(const struct opts *o, const struct sites *s)
 				tcell(&t, "%.1f%%", share(v[i]->bytes, s->bytes));
 				tcell(&t, "%llu", v[i]->calls);
 			}
-			site_cells(&t, v[i]);
+			site_cells(&t, v[i], v[i]->inaccurate);
+			marked |= v[i]->inaccurate;
 		}
 		table_print(&t);
 		fprintf(out, "total: %s in %llu calls at %zu sites, %zu shown\n",
 			human(s->bytes, buf, sizeof(buf)), s->calls, s->nr, n);
+		if (marked)
+			fputs(INACCURATE_NOTE, out);
 		break;
 	case FMT_JSON:
 		fprintf(out, "{\n  \"total_bytes\": %llu,\n  \"total_calls\": %llu,\n",
@@ -866,16 +1039,17 @@ static void do_top(const struct opts *o, const struct sites *s)
 		fputs(n ? "\n  ]\n}\n" : "]\n}\n", out);
 		break;
 	case FMT_CSV:
-		fputs("bytes,calls,bytes_percent,calls_percent,module,func,file,line\n", out);
+		fputs("bytes,calls,bytes_percent,calls_percent,module,func,file,line,accurate\n",
+		      out);
 		for (i = 0; i < n; i++) {
 			fprintf(out, "%llu,%llu,%.2f,%.2f,", v[i]->bytes, v[i]->calls,
 				share(v[i]->bytes, s->bytes), share(v[i]->calls, s->calls));
-			csv_site_id(v[i]);
+			csv_site_id(v[i], v[i]->inaccurate);
 			fputc('\n', out);
 		}
 		break;
 	case FMT_PROM:
-		prom_sites(v, n, other_bytes, other_calls);
+		prom_sites(o, v, n, other_bytes, other_calls, other_inaccurate);
 		break;
 	}
 	free(v);
@@ -989,10 +1163,10 @@ static void do_group(const struct opts *o, const struct sites *s)
 	struct group *g = xmalloc(s->nr * sizeof(*g));
 	const char *head[5];
 	struct table t = { .cols = 5, .align = "rrrrl", .head = head };
-	size_t limit = get_limit(o, 0);
+	size_t limit = get_limit(o, o->fmt == FMT_PROM ? DEFAULT_TOP : 0);
 	u64 other_bytes = 0, other_calls = 0;
-	bool other = limit || o->min;
-	size_t i, n = 0, shown = 0;
+	bool marked = false, other_inaccurate = false;
+	size_t i, f, n = 0, shown = 0;
 	char buf[32];
 
 	for (i = 0; i < s->nr; i++) {
@@ -1000,6 +1174,7 @@ static void do_group(const struct opts *o, const struct sites *s)
 		g[i].bytes = s->v[i].bytes;
 		g[i].calls = s->v[i].calls;
 		g[i].sites = 1;
+		g[i].inaccurate = s->v[i].inaccurate;
 	}
 	qsort(g, s->nr, sizeof(*g), cmp_group_key);
 	for (i = 0; i < s->nr; i++) {
@@ -1007,6 +1182,7 @@ static void do_group(const struct opts *o, const struct sites *s)
 			g[n - 1].bytes = add_sat(g[n - 1].bytes, g[i].bytes);
 			g[n - 1].calls = add_sat(g[n - 1].calls, g[i].calls);
 			g[n - 1].sites++;
+			g[n - 1].inaccurate |= g[i].inaccurate;
 			free(g[i].key);
 		} else {
 			g[n++] = g[i];
@@ -1022,6 +1198,7 @@ static void do_group(const struct opts *o, const struct sites *s)
 		} else {
 			other_bytes = add_sat(other_bytes, g[i].bytes);
 			other_calls = add_sat(other_calls, g[i].calls);
+			other_inaccurate |= g[i].inaccurate;
 		}
 	}
 
@@ -1043,11 +1220,14 @@ static void do_group(const struct opts *o, const struct sites *s)
 				tcell(&t, "%llu", g[i].calls);
 			}
 			tcell(&t, "%zu", g[i].sites);
-			tcell(&t, "%s", g[i].key);
+			tcell(&t, "%s%s", g[i].key, g[i].inaccurate ? INACCURATE_MARK : "");
+			marked |= g[i].inaccurate;
 		}
 		table_print(&t);
 		fprintf(out, "total: %s in %llu calls at %zu sites, %zu groups, %zu shown\n",
 			human(s->bytes, buf, sizeof(buf)), s->calls, s->nr, n, shown);
+		if (marked)
+			fputs(INACCURATE_NOTE, out);
 		break;
 	case FMT_JSON:
 		fputs("{\n  \"by\": ", out);
@@ -1061,44 +1241,36 @@ static void do_group(const struct opts *o, const struct sites *s)
 			json_str(g[i].key);
 			fprintf(out, ", \"bytes\": %llu, \"calls\": %llu, \"sites\": %zu, ",
 				g[i].bytes, g[i].calls, g[i].sites);
-			fprintf(out, "\"bytes_percent\": %.2f, \"calls_percent\": %.2f}",
+			fprintf(out, "\"bytes_percent\": %.2f, \"calls_percent\": %.2f, ",
 				share(g[i].bytes, s->bytes), share(g[i].calls, s->calls));
+			fprintf(out, "\"accurate\": %s}", g[i].inaccurate ? "false" : "true");
 		}
 		fputs(shown ? "\n  ]\n}\n" : "]\n}\n", out);
 		break;
 	case FMT_CSV:
-		fputs("group,bytes,calls,sites,bytes_percent,calls_percent\n", out);
+		fputs("group,bytes,calls,sites,bytes_percent,calls_percent,accurate\n", out);
 		for (i = 0; i < shown; i++) {
 			csv_str(g[i].key);
-			fprintf(out, ",%llu,%llu,%zu,%.2f,%.2f\n", g[i].bytes, g[i].calls,
+			fprintf(out, ",%llu,%llu,%zu,%.2f,%.2f,%s\n", g[i].bytes, g[i].calls,
 				g[i].sites, share(g[i].bytes, s->bytes),
-				share(g[i].calls, s->calls));
+				share(g[i].calls, s->calls), g[i].inaccurate ? "no" : "yes");
 		}
 		break;
 	case FMT_PROM:
-		fprintf(out, "# HELP allocinfo_group_bytes %s, summed by %s %s.\n",
-			"Bytes allocated and not freed yet", group_name(o->by),
-			"(/proc/allocinfo)");
-		fputs("# TYPE allocinfo_group_bytes gauge\n", out);
-		for (i = 0; i < shown; i++) {
-			prom_label("allocinfo_group_bytes{", "by", group_name(o->by));
-			prom_label(",", "group", g[i].key);
-			fprintf(out, "} %llu\n", g[i].bytes);
+		for (f = 2; f < 4; f++) {
+			prom_family(prom_name[f], prom_help[f]);
+			for (i = 0; i < shown; i++) {
+				fprintf(out, "%s{", prom_name[f]);
+				prom_export_labels(o, group_name(o->by));
+				prom_label(",", "group", g[i].key);
+				fprintf(out, "%s} %llu\n",
+					g[i].inaccurate ? ",accurate=\"no\"" : "",
+					f == 3 ? g[i].calls : g[i].bytes);
+			}
+			prom_other(o, group_name(o->by), prom_name[f],
+				   f == 3 ? other_calls : other_bytes, other_inaccurate);
 		}
-		if (other)
-			fprintf(out, "allocinfo_group_bytes{by=\"%s\",group=\"other\"} %llu\n",
-				group_name(o->by), other_bytes);
-		fprintf(out, "# HELP allocinfo_group_calls %s, summed by %s %s.\n",
-			"Live allocations", group_name(o->by), "(/proc/allocinfo)");
-		fputs("# TYPE allocinfo_group_calls gauge\n", out);
-		for (i = 0; i < shown; i++) {
-			prom_label("allocinfo_group_calls{", "by", group_name(o->by));
-			prom_label(",", "group", g[i].key);
-			fprintf(out, "} %llu\n", g[i].calls);
-		}
-		if (other)
-			fprintf(out, "allocinfo_group_calls{by=\"%s\",group=\"other\"} %llu\n",
-				group_name(o->by), other_calls);
+		prom_timestamp(o, group_name(o->by));
 		break;
 	}
 	for (i = 0; i < n; i++)
@@ -1114,14 +1286,17 @@ static void do_snapshot(const struct opts *o, const struct sites *s)
 	size_t i, n = 0;
 
 	if (o->fmt == FMT_PROM) {
-		do_top(o, s);
+		struct opts so = *o;
+
+		so.snapshot = true;
+		do_top(&so, s);
 		return;
 	}
 	if (o->fmt == FMT_JSON)
 		fprintf(out, "{\n  \"total_bytes\": %llu,\n  \"total_calls\": %llu,\n%s%zu,\n%s",
 			s->bytes, s->calls, "  \"total_sites\": ", s->nr, "  \"sites\": [");
 	else if (o->fmt == FMT_CSV)
-		fputs("bytes,calls,module,func,file,line\n", out);
+		fputs("bytes,calls,module,func,file,line,accurate\n", out);
 	else
 		fputs(SNAPSHOT_HEADER, out);
 
@@ -1136,7 +1311,7 @@ static void do_snapshot(const struct opts *o, const struct sites *s)
 			break;
 		case FMT_CSV:
 			fprintf(out, "%llu,%llu,", st->bytes, st->calls);
-			csv_site_id(st);
+			csv_site_id(st, st->inaccurate);
 			fputc('\n', out);
 			break;
 		default:
@@ -1144,7 +1319,8 @@ static void do_snapshot(const struct opts *o, const struct sites *s)
 				st->line);
 			if (*st->module)
 				fprintf(out, "[%s] ", st->module);
-			fprintf(out, "func:%s\n", st->func);
+			fprintf(out, "func:%s%s\n", st->func,
+				st->inaccurate ? " accurate:no" : "");
 			break;
 		}
 		n++;
@@ -1231,6 +1407,33 @@ static const char *change_status(const struct change *c)
 	return "calls";
 }
 
+/* A site that appeared or disappeared holding nothing, such as a module's. */
+static bool zero_change(const struct change *c)
+{
+	return !(c->old ? c->old : c->new)->bytes;
+}
+
+/* Drop new and gone sites of 0 bytes, unless --zero; returns how many remain. */
+static size_t drop_zero(struct change *c, size_t n, const struct opts *o)
+{
+	size_t i, k = 0;
+
+	for (i = 0; i < n; i++)
+		if (o->zero || (c[i].old && c[i].new) || !zero_change(&c[i]))
+			c[k++] = c[i];
+	return k;
+}
+
+/* Changes of --min bytes or more: the ones listed, if -n allows. */
+static size_t count_min(const struct change *c, size_t n, const struct opts *o)
+{
+	size_t i, k = 0;
+
+	for (i = 0; i < n; i++)
+		k += c[i].dbytes >= o->min;
+	return k;
+}
+
 /* Drop changes below --min and beyond -n; returns how many remain. */
 static size_t select_changes(struct change *c, size_t n, const struct opts *o, size_t def)
 {
@@ -1243,13 +1446,21 @@ static size_t select_changes(struct change *c, size_t n, const struct opts *o, s
 	return k;
 }
 
-static void changes_table(const struct change *c, size_t n)
+/* A change involves figures that are lower bounds. */
+static bool change_inaccurate(const struct change *c)
+{
+	return (c->old && c->old->inaccurate) || (c->new && c->new->inaccurate);
+}
+
+/* Print the changes; true if a row is marked accurate:no. */
+static bool changes_table(const struct change *c, size_t n)
 {
 	static const char * const head[] = {
 		"CHANGE", "CALLS", "OLD SIZE", "NEW SIZE", "STATUS", "MODULE", "FUNCTION",
 		"LOCATION"
 	};
 	struct table t = { .cols = 8, .align = "rrrrllll", .head = head };
+	bool marked = false;
 	char buf[40];
 	size_t i;
 
@@ -1261,9 +1472,11 @@ static void changes_table(const struct change *c, size_t n)
 		tcell(&t, "%s", c[i].old ? human(c[i].old->bytes, buf, sizeof(buf)) : "-");
 		tcell(&t, "%s", c[i].new ? human(c[i].new->bytes, buf, sizeof(buf)) : "-");
 		tcell(&t, "%s", change_status(&c[i]));
-		site_cells(&t, st);
+		site_cells(&t, st, change_inaccurate(&c[i]));
+		marked |= change_inaccurate(&c[i]);
 	}
 	table_print(&t);
+	return marked;
 }
 
 static void json_change(const struct change *c)
@@ -1288,7 +1501,7 @@ static void json_change(const struct change *c)
 	else
 		fputs(", \"new_bytes\": null, \"new_calls\": null", out);
 	fputs(", ", out);
-	json_site_id(st);
+	json_site_id(st, change_inaccurate(c));
 	fputc('}', out);
 }
 
@@ -1308,12 +1521,13 @@ static void csv_change(const struct change *c)
 		fprintf(out, "%llu,%llu,", c->new->bytes, c->new->calls);
 	else
 		fputs(",,", out);
-	csv_site_id(st);
+	csv_site_id(st, change_inaccurate(c));
 	fputc('\n', out);
 }
 
 #define CHANGES_CSV_HEAD \
-	"status,delta_bytes,delta_calls,old_bytes,old_calls,new_bytes,new_calls,module,func,file,line\n"
+	"status,delta_bytes,delta_calls,old_bytes,old_calls,new_bytes,new_calls," \
+	"module,func,file,line,accurate\n"
 
 static void json_totals(const char *key, const char *source, const struct sites *s)
 {
@@ -1323,22 +1537,25 @@ static void json_totals(const char *key, const char *source, const struct sites 
 		s->bytes, s->calls, s->nr);
 }
 
-static void do_diff(const struct opts *o, const char *old_name, const struct sites *a,
-		    const char *new_name, const struct sites *b)
+/* Print what changed from @a to @b; returns how many changes pass --min. */
+static size_t do_diff(const struct opts *o, const char *old_name, const struct sites *a,
+		      const char *new_name, const struct sites *b)
 {
-	size_t i, n, shown, kind[5] = { 0 };
-	struct change *c = compute_changes(a, b, &n);
+	size_t i, n, all, shown, listed, kind[5] = { 0 };
+	struct change *c = compute_changes(a, b, &all);
 	char b1[32], b2[32], b3[40];
 	u64 dbytes, dcalls;
-	bool bdown, cdown;
+	bool bdown, cdown, marked = false;
 
+	n = drop_zero(c, all, o);
+	listed = count_min(c, n, o);
 	for (i = 0; i < n; i++) {
 		const char *st = change_status(&c[i]);
 
 		kind[!strcmp(st, "grow") ? 0 : !strcmp(st, "shrink") ? 1 :
 		     !strcmp(st, "+new") ? 2 : !strcmp(st, "-gone") ? 3 : 4]++;
 	}
-	shown = select_changes(c, n, o, 0);
+	shown = select_changes(c, n, o, DEFAULT_TOP);
 	delta(a->bytes, b->bytes, &dbytes, &bdown);
 	delta(a->calls, b->calls, &dcalls, &cdown);
 
@@ -1349,7 +1566,9 @@ static void do_diff(const struct opts *o, const char *old_name, const struct sit
 		json_totals("new", new_name, b);
 		fprintf(out, "  \"delta_bytes\": %s,\n", plain_num(dbytes, bdown, b1, sizeof(b1)));
 		fprintf(out, "  \"delta_calls\": %s,\n", plain_num(dcalls, cdown, b1, sizeof(b1)));
-		fprintf(out, "  \"changed_sites\": %zu,\n  \"changes\": [", n);
+		fprintf(out, "  \"changed_sites\": %zu,\n  \"zero_sites_hidden\": %zu,\n", n,
+			all - n);
+		fputs("  \"changes\": [", out);
 		for (i = 0; i < shown; i++) {
 			fputs(i ? ",\n    " : "\n    ", out);
 			json_change(&c[i]);
@@ -1363,7 +1582,7 @@ static void do_diff(const struct opts *o, const char *old_name, const struct sit
 		break;
 	default:
 		if (n)
-			changes_table(c, shown);
+			marked = changes_table(c, shown);
 		else
 			fputs("no changes\n", out);
 		fprintf(out, "old: %s in %llu calls at %zu sites (%s)\n",
@@ -1374,10 +1593,16 @@ static void do_diff(const struct opts *o, const char *old_name, const struct sit
 			signed_num(dcalls, cdown, b2, sizeof(b2)));
 		fprintf(out, "%zu sites changed: %zu grew, %zu shrank, %zu new, %zu gone, ",
 			n, kind[0], kind[1], kind[2], kind[3]);
-		fprintf(out, "%zu calls only; %zu shown\n", kind[4], shown);
+		fprintf(out, "%zu calls only; %zu shown", kind[4], shown);
+		if (all > n)
+			fprintf(out, "; %zu new or gone with 0 bytes not shown (--zero)", all - n);
+		fputc('\n', out);
+		if (marked)
+			fputs(INACCURATE_NOTE, out);
 		break;
 	}
 	free(c);
+	return listed;
 }
 
 /* One round of watch: what changed from @a to @b at time @now. */
@@ -1391,6 +1616,7 @@ static void watch_report(const struct opts *o, const struct sites *a, const stru
 	bool bdown, cdown;
 	struct tm tm;
 
+	n = drop_zero(c, n, o);
 	shown = select_changes(c, n, o, DEFAULT_WATCH_TOP);
 	delta(a->bytes, b->bytes, &dbytes, &bdown);
 	delta(a->calls, b->calls, &dcalls, &cdown);
@@ -1428,8 +1654,8 @@ static void watch_report(const struct opts *o, const struct sites *a, const stru
 			fprintf(out, "%zu sites changed, %zu shown\n", n, shown);
 		else
 			fputs("no changes\n", out);
-		if (shown)
-			changes_table(c, shown);
+		if (shown && changes_table(c, shown))
+			fputs(INACCURATE_NOTE, out);
 		fputc('\n', out);
 		break;
 	}
@@ -1465,6 +1691,30 @@ static int parse_buffer(const void *data, size_t size, const char *name, bool le
 
 /* ----------------------------------------------------------- command line */
 
+/*
+ * While vm.mem_profiling is 0 the kernel charges nothing and uncharges
+ * nothing: the live file shows the figures of when it was switched off.
+ * Say so when it goes to 0 (once, and again after it was on).
+ */
+static void check_sysctl(void)
+{
+	static int last = -1;
+	char buf[16] = "";
+	FILE *fp = fopen(sysctl_file, "r");
+	int now;
+
+	if (!fp)
+		return;		/* a kernel without the switch */
+	if (!fgets(buf, sizeof(buf), fp))
+		buf[0] = '\0';
+	fclose(fp);
+	now = buf[0] == '0' && (buf[1] == '\n' || !buf[1]) ? 0 : 1;
+	if (!now && last != 0)
+		warnf("vm.mem_profiling is 0 (%s): profiling is off, these figures are frozen",
+		      sysctl_file);
+	last = now;
+}
+
 /* Read a file ("-" for standard input), keep the sites that match @o. */
 static int load(const char *name, const struct opts *o, struct sites *s)
 {
@@ -1473,6 +1723,8 @@ static int load(const char *name, const struct opts *o, struct sites *s)
 	int ret;
 
 	memset(s, 0, sizeof(*s));
+	if (!strcmp(name, live_file))
+		check_sysctl();
 	if (!strcmp(name, "-")) {
 		fp = stdin;
 		name = "(stdin)";
@@ -1480,7 +1732,7 @@ static int load(const char *name, const struct opts *o, struct sites *s)
 		fp = fopen(name, "r");
 	}
 	if (!fp) {
-		if (!strcmp(name, PROC_ALLOCINFO) && errno == ENOENT)
+		if (!strcmp(name, live_file) && errno == ENOENT)
 			hint = " (kernel without CONFIG_MEM_ALLOC_PROFILING?)";
 		else if (errno == EACCES)
 			hint = " (try as root)";
@@ -1504,14 +1756,16 @@ static const char * const help_text[] = {
 	"       allocinfo - rank, group, compare and export /proc/allocinfo\n"
 	"\n"
 	"SYNOPSIS\n"
-	"       allocinfo top [-n N] [--sort bytes|calls] [--min SIZE] [FILTER] [FORMAT]\n"
+	"       allocinfo [top] [-n N] [--sort bytes|calls] [--min SIZE] [FILTER]\n"
+	"                 [FORMAT] [FILE]\n"
 	"       allocinfo group --by file|dir|module|func [--depth N] [-n N]\n"
-	"                       [--sort bytes|calls] [--min SIZE] [FILTER] [FORMAT]\n"
-	"       allocinfo snapshot [--min SIZE] [FILTER] [FORMAT]\n"
-	"       allocinfo diff OLD [NEW] [-n N] [--min SIZE] [FILTER] [--json|--csv]\n"
-	"       allocinfo watch [-i SECONDS] [-n N] [--count K] [--min SIZE] [FILTER]\n"
-	"                       [--json|--csv]\n"
-	"       allocinfo --help\n"
+	"                 [--sort bytes|calls] [--min SIZE] [FILTER] [FORMAT] [FILE]\n"
+	"       allocinfo snapshot [--min SIZE] [FILTER] [FORMAT] [FILE]\n"
+	"       allocinfo diff OLD [NEW] [-n N] [--min SIZE] [--zero] [--exit-code]\n"
+	"                 [FILTER] [--json|--csv]\n"
+	"       allocinfo watch [-i SECONDS] [-n N] [--count K] [--min SIZE] [--zero]\n"
+	"                 [FILTER] [--json|--csv] [FILE]\n"
+	"       allocinfo --help | --version\n"
 	"\n"
 	"       FILTER is any of --module NAME, --file SUBSTR, --func NAME.\n"
 	"       FORMAT is one of --json, --csv, --prometheus; a table by default.\n"
@@ -1527,20 +1781,31 @@ static const char * const help_text[] = {
 	"                  4096        1 mm/percpu.c:2866 func:pcpu_alloc_alloc_info\n"
 	"                 65536       16 drivers/bar/bar.c:345 [bar] func:bar_init\n"
 	"\n"
-	"       allocinfo reads that file, or a copy of it given with -f, and reports\n"
-	"       on it.  A site is identified by its file, line, module and function;\n"
-	"       lines with the same identity are summed.  Code built into the kernel\n"
-	"       belongs to the module \"vmlinux\".  Headers of version 1.0 and 2.0 are\n"
-	"       read; KEY:VALUE fields after func:NAME (such as accurate:no) are\n"
-	"       ignored.  Counters are unsigned 64-bit numbers; a sum that would\n"
-	"       overflow stays at the largest value, with a warning.\n"
+	"       allocinfo reads that file, or FILE (also given as -f FILE; \"-\" is\n"
+	"       standard input).  Without a FILE it reads standard input when that is\n"
+	"       a pipe or a file, else /proc/allocinfo; watch always reads the latter.\n"
+	"       A site is identified by its file, line, module and function; lines\n"
+	"       with the same identity are summed.  Code built into the kernel\n"
+	"       belongs to the module \"vmlinux\".\n"
+	"\n"
+	"       Headers of version 1.0 and 2.0 are read; another version gets a\n"
+	"       warning.  KEY:VALUE fields after func:NAME are ignored, except\n"
+	"       accurate:no, which every output carries (a site that the kernel could\n"
+	"       not fully count: its figures are lower bounds).  Counters are 64-bit;\n"
+	"       a value of 2^63 or more is a negative sum that the kernel printed\n"
+	"       unsigned, and like a negative value it reads as 0, with a warning.\n"
+	"       A sum that would pass 2^63-1 stays there, with a warning.  Warnings\n"
+	"       about single lines stop after 10 per file, then a count follows;\n"
+	"       watch repeats only the counts.  When /proc/allocinfo is read while\n"
+	"       vm.mem_profiling is 0, a warning says that its figures are frozen.\n"
 	"\n",
 
 	"COMMANDS\n"
 	"       top    The sites that hold the most memory (or, with --sort calls, the\n"
 	"              most live allocations), with their share of the total.  Shows\n"
 	"              20 sites unless -n says otherwise.  Shares, here and in group,\n"
-	"              are of the total of the sites that pass the filters.\n"
+	"              are of the total of the sites that pass the filters.  Without a\n"
+	"              command, allocinfo runs top, also on a FILE (allocinfo saved.txt).\n"
 	"\n"
 	"       group  Totals per file, directory, module or function, largest first.\n"
 	"              --by dir keeps the first --depth directories of the path.\n"
@@ -1550,31 +1815,38 @@ static const char * const help_text[] = {
 	"              applied, so that \"allocinfo snapshot > FILE\" keeps a copy that\n"
 	"              diff can compare later.\n"
 	"\n"
-	"       diff   What changed from OLD to NEW (by default the -f FILE, else the\n"
-	"              live file): growth and shrinkage per site in bytes and calls,\n"
-	"              sites that appeared (+new, such as a loaded module) and that\n"
-	"              disappeared (-gone, such as an unloaded module), largest byte\n"
-	"              change first.  Sites that did not change are left out; a site\n"
-	"              whose bytes stayed but whose calls changed shows as \"calls\".\n"
-	"              \"-\" reads a file from standard input.\n"
+	"       diff   What changed from OLD to NEW (by default FILE as above, read\n"
+	"              from standard input only if OLD is not \"-\"): growth and\n"
+	"              shrinkage per site in bytes and calls, sites that appeared (+new,\n"
+	"              such as a loaded module) and that disappeared (-gone, such as an\n"
+	"              unloaded module), the 20 largest byte changes first.  Sites that\n"
+	"              did not change are left out, and so are new or gone sites that\n"
+	"              hold 0 bytes (--zero lists them); a site whose bytes stayed but\n"
+	"              whose calls changed shows as \"calls\".  OLD and NEW cannot both\n"
+	"              be \"-\".\n"
 	"\n"
 	"       watch  Reads the file every -i seconds and prints the -n largest changes\n"
 	"              since the previous read (10 by default), --count times or until\n"
 	"              interrupted.  With --json, one object per line and round; with\n"
-	"              --csv, rows that start with the time in seconds since 1970.\n"
+	"              --csv, rows that start with the time in seconds since 1970.  It\n"
+	"              cannot read standard input, which can be read only once.\n"
 	"\n",
 
 	"OPTIONS\n"
 	"       -f, --input FILE\n"
-	"              Read FILE (\"-\" for standard input) instead of /proc/allocinfo.\n"
-	"       -n N   Show at most N rows; 0 shows all.  Defaults: top 20, watch 10,\n"
-	"              --prometheus 20, otherwise all.\n"
+	"              Read FILE (\"-\" for standard input); the same as FILE.\n"
+	"       -n N   Show at most N rows; 0 shows all.  Defaults: top, diff and\n"
+	"              --prometheus 20, watch 10, otherwise all.  With --prometheus,\n"
+	"              N is 1 to 1000.\n"
 	"       --sort bytes|calls\n"
 	"              Rank top and group by bytes (default) or by live allocations.\n"
 	"       --min SIZE\n"
 	"              Leave out rows below SIZE bytes (for diff and watch, changes\n"
-	"              below SIZE bytes).  SIZE takes a K, M, G or T suffix (powers\n"
-	"              of 1024), for example 64K or 1.5M.\n"
+	"              below SIZE bytes).  SIZE is a number, with a fraction if you\n"
+	"              like, and a unit in any case: K, M, G, T, P or E, alone or\n"
+	"              followed by B or iB, are powers of 1024 (1K = 1KB = 1KiB =\n"
+	"              1024 bytes, never 1000); B alone is bytes.  Examples: 4096,\n"
+	"              64k, 1.5MiB, 2gb.\n"
 	"       --by file|dir|module|func\n"
 	"              What group sums by; required.\n"
 	"       --depth N\n"
@@ -1583,6 +1855,11 @@ static const char * const help_text[] = {
 	"              Time between two reads of watch (default 5, fractions allowed).\n"
 	"       --count K\n"
 	"              Stop watch after K rounds (default 0: never).\n"
+	"       --zero\n"
+	"              diff and watch: also list new and gone sites of 0 bytes.\n"
+	"       --exit-code\n"
+	"              diff: exit with 1 if a change of at least --min bytes is left to\n"
+	"              list, 0 if none, and 2 on trouble, as diff(1) does.\n"
 	"       --module NAME\n"
 	"              Only sites of module NAME; vmlinux for built-in code.\n"
 	"       --file SUBSTR\n"
@@ -1591,35 +1868,59 @@ static const char * const help_text[] = {
 	"              Only sites in function NAME.  NAME for --module and --func may\n"
 	"              be a shell wildcard pattern such as 'kmalloc*'.\n"
 	"       --json, --csv\n"
-	"              Machine-readable output, with exact byte counts.\n"
+	"              Machine-readable output, with exact byte counts and the\n"
+	"              accurate:no mark (\"accurate\": false; an accurate column, no).\n"
 	"       --prometheus\n"
-	"              node_exporter textfile format (top, snapshot and group): gauges\n"
-	"              allocinfo_bytes and allocinfo_calls labelled with file, line,\n"
-	"              func and module for the -n largest sites, and one series with\n"
-	"              file=\"other\" for the sum of all others.  group exports\n"
-	"              allocinfo_group_bytes and allocinfo_group_calls labelled with by\n"
-	"              and group.\n"
+	"              node_exporter textfile format (top, snapshot and group).  top\n"
+	"              and snapshot write the gauges allocinfo_bytes and\n"
+	"              allocinfo_calls, labelled with file, line, func and module, for\n"
+	"              the -n largest sites; group writes allocinfo_group_bytes and\n"
+	"              allocinfo_group_calls labelled with group.  One more series per\n"
+	"              family, labelled other=\"true\", holds the sum of the rest, and\n"
+	"              allocinfo_last_run_timestamp_seconds the time of the run.  Every\n"
+	"              series carries the labels of the export: command (top,\n"
+	"              snapshot or group), by (group's file, dir, module or func),\n"
+	"              source (FILE, unless it is the kernel's file), depth for --by\n"
+	"              dir, filter_module, filter_file, filter_func, sort, limit and\n"
+	"              min_bytes when given, and accurate=\"no\" where it applies; HELP\n"
+	"              texts are fixed.  So the exports of different commands can share\n"
+	"              one textfile directory: no family conflicts, no series is in two\n"
+	"              files.\n"
 	"       --lenient\n"
-	"              Skip malformed lines with a warning instead of failing.\n"
+	"              Skip malformed lines with a warning instead of failing; a file\n"
+	"              with no valid line still fails.\n"
 	"       -h, --help\n"
 	"              Show this text.\n"
+	"       --version\n"
+	"              Show the version of allocinfo.\n"
+	"\n",
+
+	"ENVIRONMENT\n"
+	"       ALLOCINFO_PROC\n"
+	"              The kernel's file, instead of /proc/allocinfo.\n"
+	"       ALLOCINFO_SYSCTL\n"
+	"              The vm.mem_profiling switch, instead of\n"
+	"              /proc/sys/vm/mem_profiling.\n"
 	"\n",
 
 	"EXIT STATUS\n"
 	"       0 on success, 1 if a file could not be read or has a malformed line\n"
-	"       (named with its line number on standard error), 2 on a usage error.\n"
+	"       (named with its line number on standard error) or, with --lenient,\n"
+	"       no valid line, 2 on a usage error.\n"
+	"       diff --exit-code: 0 no change, 1 changes, 2 any error.\n"
 	"\n",
 
 	"EXAMPLES\n"
-	"       allocinfo top -n 10\n"
+	"       allocinfo\n"
 	"       allocinfo top --module vmlinux --file mm/ --sort calls\n"
 	"       allocinfo group --by dir --depth 2 -n 15\n"
-	"       allocinfo group --by module --json\n"
+	"       allocinfo group --by module --json saved.txt\n"
 	"       allocinfo snapshot > before.txt; modprobe foo; allocinfo diff before.txt\n"
 	"       allocinfo diff --module foo before.txt after.txt --csv\n"
+	"       zcat saved.txt.gz | allocinfo group --by module\n"
 	"       allocinfo watch -i 2 -n 5\n"
-	"       allocinfo top --prometheus -n 50 > $DIR/allocinfo.prom.tmp &&\n"
-	"           mv $DIR/allocinfo.prom.tmp $DIR/allocinfo.prom\n",
+	"       allocinfo top --prometheus -f /proc/allocinfo > $DIR/top.prom.tmp &&\n"
+	"           mv $DIR/top.prom.tmp $DIR/top.prom\n",
 	NULL
 };
 
@@ -1671,31 +1972,37 @@ static bool valid_decimal(const char *s, size_t len)
 	return dots <= 1 && s[len - 1] != '.';
 }
 
-/* 4096, 64K, 1.5M, 2GiB ... in powers of 1024. */
+static char to_upper(char c)
+{
+	return c >= 'a' && c <= 'z' ? c - 'a' + 'A' : c;
+}
+
+/*
+ * 4096, 64K, 1.5M, 2GiB ...: the unit in any case, K, KB and KiB all 1024
+ * (and so on in powers of 1024), B alone or after the unit.
+ */
 static u64 parse_size(const char *arg)
 {
 	long double v;
 	static const char units[] = "KMGTPE";
 	size_t len = strspn(arg, "0123456789.");
 	const char *u, *rest;
-	char c;
 
 	if (!valid_decimal(arg, len))
 		goto bad;
 	v = strtold(arg, NULL);
 	rest = arg + len;
-	if (*rest && *rest != 'B') {
-		c = *rest >= 'a' && *rest <= 'z' ? *rest - 'a' + 'A' : *rest;
-		u = strchr(units, c);
-		if (!c || !u)
+	if (*rest && to_upper(*rest) != 'B') {
+		u = strchr(units, to_upper(*rest));
+		if (!u)
 			goto bad;
 		for (; u >= units; u--)
 			v *= 1024;
 		rest++;
-		if (*rest == 'i')
+		if (to_upper(*rest) == 'I')
 			rest++;
 	}
-	if (*rest == 'B')
+	if (to_upper(*rest) == 'B')
 		rest++;
 	if (*rest || v >= 18446744073709551616.0L)
 		goto bad;
@@ -1729,6 +2036,27 @@ static void sleep_seconds(double sec)
 		;
 }
 
+#define STDIN_HINT \
+	" (read from standard input, a pipe or a file: -f " PROC_ALLOCINFO " reads the kernel's)"
+
+/*
+ * What to read when no FILE is given: standard input if it is a pipe or a
+ * file (and not @taken already, as diff's OLD), else the kernel's file.
+ */
+static const char *default_input(const struct opts *o, const char *taken)
+{
+	struct stat sb;
+
+	if (o->input)
+		return o->input;
+	if ((!taken || strcmp(taken, "-")) && !fstat(STDIN_FILENO, &sb) &&
+	    (S_ISFIFO(sb.st_mode) || S_ISREG(sb.st_mode))) {
+		empty_hint = STDIN_HINT;
+		return "-";
+	}
+	return live_file;
+}
+
 static int cmd_single(const struct opts *o,
 		      void (*report)(const struct opts *o, const struct sites *s))
 {
@@ -1741,20 +2069,26 @@ static int cmd_single(const struct opts *o,
 	return 0;
 }
 
+/*
+ * 0, or 1 if a file could not be read; with --exit-code, as diff(1): 0 if
+ * nothing changed, 1 if something did, 2 if a file could not be read.
+ */
 static int cmd_diff(const struct opts *o, const char *old_name, const char *new_name)
 {
 	struct sites a, b;
+	size_t changed;
 
 	if (load(old_name, o, &a))
-		return 1;
+		return o->exit_code ? 2 : 1;
 	if (load(new_name, o, &b)) {
 		free_sites(&a);
-		return 1;
+		return o->exit_code ? 2 : 1;
 	}
-	do_diff(o, old_name, &a, new_name, &b);
+	changed = do_diff(o, strcmp(old_name, "-") ? old_name : "(stdin)", &a,
+			  strcmp(new_name, "-") ? new_name : "(stdin)", &b);
 	free_sites(&a);
 	free_sites(&b);
-	return 0;
+	return o->exit_code && changed ? 1 : 0;
 }
 
 static int cmd_watch(const struct opts *o)
@@ -1764,6 +2098,7 @@ static int cmd_watch(const struct opts *o)
 
 	if (load(o->input, o, &prev))
 		return 1;
+	terse = true;	/* the next reads only count what they would repeat */
 	for (i = 0; !o->count || i < o->count; i++) {
 		sleep_seconds(o->interval);
 		if (load(o->input, o, &cur)) {
@@ -1792,6 +2127,9 @@ enum {
 	OPT_CSV,
 	OPT_PROM,
 	OPT_LENIENT,
+	OPT_VERSION,
+	OPT_ZERO,
+	OPT_EXIT_CODE,
 };
 
 /* Options that only some commands take. */
@@ -1801,6 +2139,8 @@ enum {
 #define GIVEN_DEPTH	0x08
 #define GIVEN_INTERVAL	0x10
 #define GIVEN_COUNT	0x20
+#define GIVEN_ZERO	0x40
+#define GIVEN_EXIT_CODE	0x80
 
 static const struct option longopts[] = {
 	{ "help",	no_argument,		NULL, 'h' },
@@ -1818,17 +2158,66 @@ static const struct option longopts[] = {
 	{ "csv",	no_argument,		NULL, OPT_CSV },
 	{ "prometheus",	no_argument,		NULL, OPT_PROM },
 	{ "lenient",	no_argument,		NULL, OPT_LENIENT },
+	{ "version",	no_argument,		NULL, OPT_VERSION },
+	{ "zero",	no_argument,		NULL, OPT_ZERO },
+	{ "exit-code",	no_argument,		NULL, OPT_EXIT_CODE },
 	{ NULL,		0,			NULL, 0 }
 };
+
+/* A filter becomes a label value: printable ASCII only. */
+static void check_label_text(const char *opt, const char *s)
+{
+	const char *p;
+
+	for (p = s; p && *p; p++)
+		if (*p < 0x20 || *p > 0x7e)
+			usage_error("--prometheus: %s '%s' is not printable ASCII", opt, s);
+}
+
+/* Labels must be valid text, and the number of series bounded. */
+static void check_prometheus(const char *cmd, const struct opts *o)
+{
+	if (!strcmp(cmd, "diff") || !strcmp(cmd, "watch"))
+		usage_error("%s has no --prometheus output", cmd);
+	if (o->limit == 0 || o->limit > PROM_MAX)
+		usage_error("--prometheus takes -n from 1 to %d, so that the series stay few",
+			    PROM_MAX);
+	check_label_text("--module", o->module);
+	check_label_text("--file", o->file);
+	check_label_text("--func", o->func);
+}
+
+static const char * const commands[] = {
+	"top", "group", "snapshot", "diff", "watch", "help"
+};
+
+static bool is_command(const char *word)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(commands); i++)
+		if (!strcmp(word, commands[i]))
+			return true;
+	return false;
+}
+
+/* A first word that is no command but "-" or a file: top reads it. */
+static bool is_input(const char *word)
+{
+	struct stat sb;
+
+	return !is_command(word) && (!strcmp(word, "-") || !stat(word, &sb));
+}
 
 static void check_given(const char *cmd, unsigned int given, unsigned int allowed)
 {
 	static const char * const names[] = {
-		"-n", "--sort", "--by", "--depth", "--interval", "--count"
+		"-n", "--sort", "--by", "--depth", "--interval", "--count", "--zero",
+		"--exit-code"
 	};
 	unsigned int i;
 
-	for (i = 0; i < 6; i++)
+	for (i = 0; i < ARRAY_SIZE(names); i++)
 		if (given & ~allowed & (1u << i))
 			usage_error("%s does not take %s", cmd, names[i]);
 }
@@ -1836,13 +2225,12 @@ static void check_given(const char *cmd, unsigned int given, unsigned int allowe
 int main(int argc, char **argv)
 {
 	struct opts o = {
-		.input = PROC_ALLOCINFO,
 		.limit = -1,
 		.depth = 1,
 		.interval = DEFAULT_INTERVAL,
 	};
 	unsigned int given = 0, formats = 0;
-	const char *cmd;
+	const char *cmd, *env, *old_name, *new_name;
 	int c, args, ret;
 
 	out = stdout;
@@ -1915,6 +2303,17 @@ int main(int argc, char **argv)
 		case OPT_LENIENT:
 			o.lenient = true;
 			break;
+		case OPT_ZERO:
+			o.zero = true;
+			given |= GIVEN_ZERO;
+			break;
+		case OPT_EXIT_CODE:
+			o.exit_code = true;
+			given |= GIVEN_EXIT_CODE;
+			break;
+		case OPT_VERSION:
+			printf("allocinfo %s\n", ALLOCINFO_VERSION);
+			return 0;
 		case ':':
 			if (optopt > 0 && optopt < 128)
 				usage_error("option '-%c' needs a value", optopt);
@@ -1929,19 +2328,41 @@ int main(int argc, char **argv)
 	}
 	if (formats & (formats - 1))
 		usage_error("--json, --csv and --prometheus exclude each other");
-	if (optind >= argc)
-		usage_error("no command given (top, group, snapshot, diff or watch)");
-	cmd = argv[optind++];
+	env = getenv("ALLOCINFO_PROC");
+	if (env && *env)
+		live_file = env;
+	env = getenv("ALLOCINFO_SYSCTL");
+	if (env && *env)
+		sysctl_file = env;
+
+	/* no command: top, as for "allocinfo -n 5" or "allocinfo saved.txt" */
+	if (optind >= argc || is_input(argv[optind]))
+		cmd = "top";
+	else
+		cmd = argv[optind++];
 	args = argc - optind;
 
 	if (!strcmp(cmd, "help")) {
 		print_help();
 		return 0;
 	}
-	if (strcmp(cmd, "diff") && args)
-		usage_error("%s takes no argument '%s'", cmd, argv[optind]);
-	if (o.fmt == FMT_PROM && (!strcmp(cmd, "diff") || !strcmp(cmd, "watch")))
-		usage_error("%s has no --prometheus output", cmd);
+	if (!is_command(cmd))
+		usage_error("unknown command '%s'", cmd);
+	if (o.fmt == FMT_PROM)
+		check_prometheus(cmd, &o);
+	if (strcmp(cmd, "diff")) {
+		if (args > 1)
+			usage_error("%s takes one FILE, not also '%s'", cmd, argv[optind + 1]);
+		if (args && o.input)
+			usage_error("%s: FILE given twice ('-f %s' and '%s')", cmd, o.input,
+				    argv[optind]);
+		if (args)
+			o.input = argv[optind];
+		if (strcmp(cmd, "watch"))
+			o.input = default_input(&o, NULL);
+		if (o.fmt == FMT_PROM)
+			check_label_text("FILE", o.input);
+	}
 
 	if (!strcmp(cmd, "top")) {
 		check_given(cmd, given, GIVEN_N | GIVEN_SORT);
@@ -1957,21 +2378,31 @@ int main(int argc, char **argv)
 		check_given(cmd, given, o.fmt == FMT_PROM ? GIVEN_N : 0);
 		ret = cmd_single(&o, do_snapshot);
 	} else if (!strcmp(cmd, "diff")) {
-		check_given(cmd, given, GIVEN_N);
+		check_given(cmd, given, GIVEN_N | GIVEN_ZERO | GIVEN_EXIT_CODE);
 		if (args < 1 || args > 2)
 			usage_error("diff takes OLD and optionally NEW");
-		ret = cmd_diff(&o, argv[optind], args == 2 ? argv[optind + 1] : o.input);
+		if (args == 2 && o.input)
+			usage_error("diff: NEW given twice ('-f %s' and '%s')", o.input,
+				    argv[optind + 1]);
+		old_name = argv[optind];
+		new_name = args == 2 ? argv[optind + 1] : default_input(&o, old_name);
+		if (!strcmp(old_name, "-") && !strcmp(new_name, "-"))
+			usage_error("diff: OLD and NEW cannot both be standard input");
+		ret = cmd_diff(&o, old_name, new_name);
 	} else if (!strcmp(cmd, "watch")) {
-		check_given(cmd, given, GIVEN_N | GIVEN_INTERVAL | GIVEN_COUNT);
+		check_given(cmd, given, GIVEN_N | GIVEN_INTERVAL | GIVEN_COUNT | GIVEN_ZERO);
+		if (o.input && !strcmp(o.input, "-"))
+			usage_error("watch reads FILE every round: it cannot be standard input");
+		if (!o.input)
+			o.input = live_file;
 		ret = cmd_watch(&o);
 	} else {
-		usage_error("unknown command '%s'", cmd);
-		ret = 2;
+		ret = 2;	/* not reached: the command was checked */
 	}
 
 	if (fflush(stdout) || ferror(stdout)) {
 		errorf("write error: %s", strerror(errno));
-		ret = 1;
+		ret = o.exit_code ? 2 : 1;
 	}
 	return ret;
 }

@@ -86,7 +86,8 @@ fi
 
 # ------------------------------------------------------- expected outputs
 
-# Watch prints the time of each round: replace it before comparing.
+# Watch prints the time of each round, and --prometheus the time of the
+# run: replace them before comparing (prom-timestamp checks the latter).
 normalize() {
 	case $1 in
 	watch*)
@@ -95,17 +96,34 @@ normalize() {
 			-e 's/^[0-9]+,(grow|shrink|calls|\+new|-gone),/TIME,\1,/'
 		;;
 	*)
-		cat
+		sed -E 's/^(allocinfo_last_run_timestamp_seconds(\{.*\})?) [0-9]+$/\1 TIME/'
 		;;
 	esac
 }
+
+# The kernel's file and vm.mem_profiling of the tests: none, unless a test
+# names fixtures in RUN_ENV (VAR=VALUE words, no blanks in values).
+NO_KERNEL="ALLOCINFO_PROC=/nonexistent/proc/allocinfo ALLOCINFO_SYSCTL=/nonexistent/mem_profiling"
+RUN_ENV=
+# Standard input: /dev/null, or a pipe that carries the file RUN_PIPE
+RUN_PIPE=
 
 # run BINARY NAME ARGS...: run in fixtures/, write stdout, stderr and the
 # exit status to $OUT/NAME.out
 run() {
 	local bin=$1 name=$2 rc
 	shift 2
-	(cd "$FIX" && "$bin" "$@" >"$OUT/$name.stdout" 2>"$OUT/$name.stderr" </dev/null)
+	(
+		cd "$FIX" || exit 125
+		# shellcheck disable=SC2086 # the VAR=VALUE words are split on purpose
+		if [ -n "$RUN_PIPE" ]; then
+			# a real pipe, not a redirected file
+			# shellcheck disable=SC2002
+			cat "$RUN_PIPE" | env $NO_KERNEL $RUN_ENV "$bin" "$@"
+		else
+			env $NO_KERNEL $RUN_ENV "$bin" "$@" </dev/null
+		fi
+	) >"$OUT/$name.stdout" 2>"$OUT/$name.stderr"
 	rc=$?
 	{
 		normalize "$name" <"$OUT/$name.stdout"
@@ -165,6 +183,10 @@ cases() {
 	t top-all		top -f modules.txt -n 0
 	t top-min		top -f vmlinux.txt --min 4M
 	t top-min-fraction	top -f vmlinux.txt --min 1.5MiB --sort calls
+	# units in any case, all powers of 1024: 4.05K is 4147, above 4096
+	t min-lower-kb		snapshot -f negative.txt --min 4.05kb
+	t min-mixed-kib		snapshot -f negative.txt --min 4.05kIb
+	t min-lower-b		snapshot -f negative.txt --min 4097b
 	t top-json		top -f modules.txt -n 5 --json
 	t top-csv		top -f modules.txt -n 5 --csv
 	t top-prometheus	top -f modules.txt -n 5 --prometheus
@@ -202,6 +224,35 @@ cases() {
 	t escape-csv		top -f escape.txt --csv
 	t escape-group-prometheus group --by module -f escape.txt --prometheus
 
+	# Prometheus: the selection in the labels, "other" apart from real names
+	t top-prometheus-module	top -f modules.txt --module e1000 --prometheus -n 2
+	t top-prometheus-vmlinux top -f modules.txt --module vmlinux --prometheus -n 2
+	t top-prometheus-selection top -f later.txt --file fs/ --func '*alloc*' --sort calls \
+		--min 4K -n 3 --prometheus
+	t top-prometheus-accurate top -f accurate.txt --prometheus -n 2
+	t group-prometheus-accurate group --by module -f accurate.txt --prometheus -n 1
+	t group-prometheus-named-other group --by module -f other.txt --prometheus -n 1
+	t group-func-prometheus-named-other group --by func -f other.txt --prometheus -n 1
+	t group-prometheus-cap	group --by file -f later.txt --prometheus
+	t group-prometheus-all-shown group --by module -f later.txt --prometheus -n 5
+	t usage-prometheus-n0	top -f later.txt --prometheus -n 0
+	t usage-prometheus-n-big group --by file -f later.txt --prometheus -n 1001
+	t usage-prometheus-filter top -f later.txt --prometheus --func "$(printf 'a\tb')"
+
+	# accurate:no is carried into every format
+	t top-accurate		top -f accurate.txt
+	t top-accurate-json	top -f accurate.txt --json
+	t top-accurate-csv	top -f accurate.txt --csv
+	t group-accurate	group --by module -f accurate.txt
+	t group-accurate-json	group --by module -f accurate.txt --json
+	t group-accurate-csv	group --by dir -f accurate.txt --csv
+	t snapshot-accurate	snapshot -f accurate.txt
+	t snapshot-accurate-json snapshot -f accurate.txt --json
+	t snapshot-accurate-csv	snapshot -f accurate.txt --csv
+	t diff-accurate		diff later.txt accurate.txt --file mm/
+	t diff-accurate-json	diff later.txt accurate.txt --json --module bar
+	t diff-accurate-csv	diff later.txt accurate.txt --csv --file mm/slub.c
+
 	# snapshot
 	t snapshot		snapshot -f vmlinux.txt
 	t snapshot-mainline	snapshot -f mainline.txt
@@ -212,6 +263,10 @@ cases() {
 	t snapshot-prometheus	snapshot -f vmlinux.txt --prometheus -n 3
 	t snapshot-huge		snapshot -f huge.txt
 	t snapshot-negative	snapshot -f negative.txt
+	t snapshot-wrapped	snapshot -f wrapped.txt
+	t top-wrapped		top -f wrapped.txt -n 0
+	t top-wrapped-json	top -f wrapped.txt --json -n 3
+	t snapshot-many-negative snapshot -f many-negative.txt --min 100K
 
 	# diff
 	t diff-load		diff vmlinux.txt modules.txt
@@ -228,10 +283,25 @@ cases() {
 	t diff-new-from-f	diff vmlinux.txt -f modules.txt
 	t diff-malformed	diff vmlinux.txt malformed.txt
 	t diff-lenient		diff later.txt malformed.txt --lenient -n 4
+	# the 20 largest changes by default; new and gone sites of 0 bytes hidden
+	t diff-default-limit	diff huge.txt later.txt
+	t diff-n0-all		diff huge.txt later.txt -n 0 --csv
+	t diff-zero		diff vmlinux.txt modules.txt --zero --module e1000
+	t diff-zero-hidden-json	diff vmlinux.txt modules.txt --json --module e1000
+	t diff-zero-only	diff vmlinux.txt modules.txt --file e1000_ethtool.c
+	# --exit-code: 0 same, 1 changed, 2 trouble
+	t diff-exit-code-same	diff vmlinux.txt vmlinux.txt --exit-code
+	t diff-exit-code-changed diff vmlinux.txt modules.txt --exit-code -n 1
+	t diff-exit-code-missing diff vmlinux.txt does-not-exist.txt --exit-code
+	t diff-exit-code-zero-only diff vmlinux.txt modules.txt --file e1000_ethtool.c --exit-code
+	t diff-exit-code-zero	diff vmlinux.txt modules.txt --file e1000_ethtool.c --exit-code --zero
+	t diff-exit-code-min	diff vmlinux.txt modules.txt --exit-code --min 1G
+	t diff-exit-code-malformed diff vmlinux.txt malformed.txt --exit-code
 
 	# watch of a file that does not change
 	t watch-static		watch -f vmlinux.txt -i 0 --count 2
 	t watch-static-json	watch -f vmlinux.txt -i 0 --count 2 --json
+	t watch-negative	watch -f many-negative.txt -i 0 --count 3 -n 1
 
 	# bad input
 	t malformed		top -f malformed.txt
@@ -244,11 +314,18 @@ cases() {
 	t empty-lenient		top -f empty.txt --lenient
 	t empty-lenient-json	snapshot -f empty.txt --lenient --json
 	t missing-file		top -f does-not-exist.txt
+	# --lenient fails with no valid line (the strict case and the
+	# header-only file are controls: they behave as before)
+	t all-malformed		top -f all-malformed.txt
+	t all-malformed-lenient	top -f all-malformed.txt --lenient
+	t header-only-lenient	top -f header-only.txt --lenient
+	t version-unknown	top -f version3.txt
+	t watch-version-unknown	watch -f version3.txt -i 0 --count 2
 
 	# command line
 	t help			--help
-	t usage-no-command
 	t usage-unknown-command	frobnicate
+	t usage-unknown-command-args frobnicate a b --prometheus
 	t usage-unknown-option	top --frobnicate
 	t usage-missing-value	top -f vmlinux.txt -n
 	t usage-bad-n		top -f vmlinux.txt -n -3
@@ -263,9 +340,50 @@ cases() {
 	t usage-diff-prometheus	diff vmlinux.txt later.txt --prometheus
 	t usage-watch-prometheus watch --prometheus
 	t usage-wrong-option	diff vmlinux.txt later.txt --sort calls
-	t usage-extra-argument	top extra
+	t usage-extra-argument	top vmlinux.txt extra
+	t version		--version
+
+	# no command is top; FILE without -f for every command
+	RUN_ENV="ALLOCINFO_PROC=vmlinux.txt" t bare
+	RUN_ENV="ALLOCINFO_PROC=vmlinux.txt" t bare-options -n 3 --json
+	t bare-file		later.txt -n 2
+	RUN_PIPE=modules.txt t bare-stdin - -n 2
+	t live-missing		top
+	t top-positional	top vmlinux.txt -n 3
+	t group-positional	group --by module modules.txt
+	t snapshot-positional	snapshot later.txt --module e1000
+	t watch-positional	watch vmlinux.txt -i 0 --count 1
+	t usage-file-twice	top -f vmlinux.txt later.txt
+
+	# standard input is read when it is a pipe, but by watch never
+	RUN_PIPE=vmlinux.txt t pipe-top top -n 3
+	RUN_PIPE=modules.txt t pipe-bare
+	RUN_PIPE=later.txt t pipe-diff-new diff modules.txt -n 3
+	RUN_PIPE=modules.txt RUN_ENV="ALLOCINFO_PROC=later.txt" t pipe-diff-old diff - -n 3
+	RUN_PIPE=later.txt t pipe-file-wins top -f vmlinux.txt -n 2	# control
+	RUN_PIPE=empty.txt t pipe-empty group --by module
+	RUN_PIPE=later.txt RUN_ENV="ALLOCINFO_PROC=vmlinux.txt" t watch-pipe watch -i 0 --count 1
+
+	# standard input twice is refused before anything is read
+	RUN_PIPE=vmlinux.txt t usage-diff-stdin-twice diff - -
+	RUN_PIPE=vmlinux.txt t usage-diff-stdin-twice-f diff - -f -
+	RUN_PIPE=vmlinux.txt t usage-watch-stdin watch -f - -i 0 --count 1
+	RUN_PIPE=vmlinux.txt t usage-watch-stdin-positional watch - -i 0 --count 1
+
+	# vm.mem_profiling=0 freezes the kernel's file: a warning, for it only
+	RUN_ENV="ALLOCINFO_PROC=vmlinux.txt ALLOCINFO_SYSCTL=mem_profiling-0" t sysctl-off top -n 2
+	RUN_ENV="ALLOCINFO_PROC=vmlinux.txt ALLOCINFO_SYSCTL=mem_profiling-0" \
+		t sysctl-off-json snapshot --json --module nosuchmodule
+	RUN_ENV="ALLOCINFO_PROC=vmlinux.txt ALLOCINFO_SYSCTL=mem_profiling-0" \
+		t watch-sysctl-off watch -i 0 --count 2
+	RUN_ENV="ALLOCINFO_PROC=vmlinux.txt ALLOCINFO_SYSCTL=mem_profiling-1" t sysctl-on top -n 2
+	# control: a saved copy is not the kernel's file
+	RUN_ENV="ALLOCINFO_PROC=vmlinux.txt ALLOCINFO_SYSCTL=mem_profiling-0" \
+		t sysctl-off-saved-file top -f later.txt -n 2
 	t usage-bad-interval	watch -i -1
 	t usage-bad-count	watch --count x
+	t usage-zero-top	top -f vmlinux.txt --zero
+	t usage-exit-code-watch	watch -f vmlinux.txt --exit-code
 }
 
 t() { t_check "$@"; }
@@ -300,6 +418,7 @@ watch_fifo() {
 watch_fifo watch-changes -n 4
 watch_fifo watch-changes-json -n 2 --json
 watch_fifo watch-changes-csv -n 3 --csv
+watch_fifo watch-changes-zero -n 0 --zero --module e1000
 
 if [ $regen = 1 ]; then
 	echo "expected files rewritten in $EXP: review them with git diff"
@@ -367,14 +486,18 @@ else
 	fail long-lines "$OUT/long.err"
 fi
 
-# Random bytes, alone and after a valid header: never a crash, exit 1 unless
-# --lenient, which always reads something (perhaps nothing) and exits 0.
+# Random bytes, alone and after a valid header: never a crash, exit 1, with
+# --lenient too since no line is valid.  A valid file with random bytes
+# appended fails strictly, and --lenient reads its valid lines (exit 0).
 garbage() {
-	local f=$OUT/garbage.bin g=$OUT/garbage2.bin bin rc bad=
+	local f=$OUT/garbage.bin g=$OUT/garbage2.bin h=$OUT/garbage3.bin bin rc bad='' want
 	head -c 262144 /dev/urandom >"$f"
 	{ printf 'allocinfo - version: 1.0\n'; head -c 65536 /dev/urandom; } >"$g"
+	{ cat "$FIX/vmlinux.txt"; head -c 65536 /dev/urandom; } >"$h"
 	for bin in "$BIN" $ASAN; do
-		for inp in "$f" "$g"; do
+		for inp in "$f" "$g" "$h"; do
+			want=1
+			[ "$inp" = "$h" ] && want=0
 			for args in "top" "group --by dir" "snapshot --json" "top --prometheus"; do
 				# shellcheck disable=SC2086 # $args is split on purpose
 				"$bin" $args -f "$inp" >/dev/null 2>"$OUT/garbage.err"
@@ -383,11 +506,14 @@ garbage() {
 				# shellcheck disable=SC2086
 				"$bin" $args --lenient -f "$inp" >/dev/null 2>"$OUT/garbage.err"
 				rc=$?
-				[ $rc = 0 ] || bad="$bad [$bin $args --lenient -f $inp: exit $rc]"
+				[ $rc = $want ] || bad="$bad [$bin $args --lenient -f $inp: exit $rc]"
+				if [ $want = 1 ] && ! grep -q 'no valid line' "$OUT/garbage.err"; then
+					bad="$bad [$bin $args --lenient -f $inp: no 'no valid line' error]"
+				fi
 			done
 			"$bin" diff --lenient "$inp" "$FIX/vmlinux.txt" >/dev/null 2>&1
 			rc=$?
-			[ $rc = 0 ] || bad="$bad [$bin diff --lenient $inp: exit $rc]"
+			[ $rc = $want ] || bad="$bad [$bin diff --lenient $inp: exit $rc]"
 		done
 	done
 	echo "$bad" >"$OUT/garbage.log"
@@ -402,7 +528,8 @@ fi
 # What snapshot prints, read back (from standard input), prints the same.
 roundtrip() {
 	local f bad=
-	for f in vmlinux.txt modules.txt later.txt mainline.txt huge.txt negative.txt escape.txt; do
+	for f in vmlinux.txt modules.txt later.txt mainline.txt huge.txt negative.txt escape.txt \
+		wrapped.txt accurate.txt; do
 		"$BIN" snapshot -f "$FIX/$f" 2>/dev/null >"$OUT/rt1.txt"
 		"$BIN" snapshot -f - <"$OUT/rt1.txt" 2>/dev/null >"$OUT/rt2.txt" || bad="$bad $f"
 		cmp -s "$OUT/rt1.txt" "$OUT/rt2.txt" || bad="$bad $f"
@@ -416,6 +543,188 @@ if roundtrip; then
 	pass snapshot-roundtrip
 else
 	fail snapshot-roundtrip "$OUT/roundtrip.log"
+fi
+
+# ------------------------------------------- Prometheus textfile exports
+
+# Exports of different commands, as an operator would put them side by
+# side in node_exporter's textfile directory (one line each: NAME|ARGS),
+# and of the same command on another file (a saved copy next to the
+# kernel's file).
+PROM_EXPORTS="top-default|top -f modules.txt
+top-5|top -n 5 -f modules.txt
+top-calls|top --sort calls -f modules.txt
+top-min|top --min 1M -f modules.txt
+top-e1000|top --module e1000 -f modules.txt
+top-vmlinux|top --module vmlinux -f modules.txt
+top-fs-alloc|top --file fs/ --func *alloc* -f modules.txt
+snapshot-default|snapshot -f modules.txt
+snapshot-7|snapshot -n 7 -f modules.txt
+group-module|group --by module -f modules.txt
+group-dir|group --by dir -f modules.txt
+group-dir-2|group --by dir --depth 2 -f modules.txt
+group-file|group --by file -f modules.txt
+group-func-calls|group --by func -n 3 --sort calls -f modules.txt
+group-module-e1000|group --by module --module e1000 -f modules.txt
+top-later|top -f later.txt
+group-module-later|group --by module -f later.txt"
+PROM=$OUT/prom
+MERGE=$HERE/textfile-merge.py
+
+prom_exports() {
+	local name args
+	rm -rf "$PROM"
+	mkdir -p "$PROM"
+	while IFS='|' read -r name args; do
+		# shellcheck disable=SC2086 # ARGS are split on purpose, no glob
+		(set -f && cd "$FIX" && "$BIN" $args --prometheus) \
+			>"$PROM/$name.prom" 2>>"$PROM/errors.log" ||
+			echo "$name: exit status $?" >>"$PROM/errors.log"
+	done <<<"$PROM_EXPORTS"
+	[ ! -s "$PROM/errors.log" ]
+}
+
+if ! command -v python3 >/dev/null; then
+	fail prom-merge "python3 is missing (make deps installs it)"
+elif ! prom_exports; then
+	fail prom-merge "$PROM/errors.log"
+elif python3 "$MERGE" "$PROM"/*.prom >"$OUT/prom-merge.log" 2>&1; then
+	pass prom-merge
+else
+	fail prom-merge "$OUT/prom-merge.log"
+fi
+
+# The merge check itself finds each problem node_exporter would hide (a
+# check of the check: it does not depend on the tool).
+merge_detects() {
+	local bad='' f want
+	python3 "$MERGE" "$FIX/prom/good-a.prom" "$FIX/prom/good-b.prom" >"$OUT/merge-good.log" 2>&1 ||
+		bad="$bad [good files refused: $(cat "$OUT/merge-good.log")]"
+	for f in help-differs:"HELP of x_bytes differs" type-differs:"TYPE of x_bytes differs" \
+		no-help:"has no HELP" dup-other-file:"already in" dup-same-file:"already in" \
+		timestamp:"timestamp" broken:"unterminated"; do
+		want=${f#*:}
+		f=${f%%:*}
+		if python3 "$MERGE" "$FIX/prom/good-a.prom" "$FIX/prom/$f.prom" \
+			>"$OUT/merge-$f.log" 2>&1; then
+			bad="$bad [$f.prom accepted]"
+		elif ! grep -q "$want" "$OUT/merge-$f.log"; then
+			bad="$bad [$f.prom: no '$want' in: $(cat "$OUT/merge-$f.log")]"
+		fi
+	done
+	echo "$bad" >"$OUT/merge-detects.log"
+	[ -z "$bad" ]
+}
+if ! command -v python3 >/dev/null; then
+	fail prom-merge-detects "python3 is missing (make deps installs it)"
+elif merge_detects; then
+	pass prom-merge-detects
+else
+	fail prom-merge-detects "$OUT/merge-detects.log"
+fi
+
+# The last-run time is the time of the run.
+prom_timestamp() {
+	local before after ts
+	before=$(date +%s)
+	"$BIN" top -f "$FIX/vmlinux.txt" --prometheus >"$OUT/prom-ts.prom" 2>&1
+	after=$(date +%s)
+	ts=$(sed -n 's/^allocinfo_last_run_timestamp_seconds{command="top",[^}]*} \([0-9]*\)$/\1/p' \
+		"$OUT/prom-ts.prom")
+	echo "$before <= '$ts' <= $after" >"$OUT/prom-ts.log"
+	[ -n "$ts" ] && [ "$ts" -ge "$before" ] && [ "$ts" -le "$after" ]
+}
+if prom_timestamp; then
+	pass prom-timestamp
+else
+	fail prom-timestamp "$OUT/prom-ts.log"
+fi
+
+# 100000 sites in as many files: every --prometheus export stays at its cap
+# of 20 rows (or -n) plus the rest, per family, and one timestamp.
+prom_cap() {
+	local f=$OUT/many-sites.txt args n want bad=
+	{
+		printf 'allocinfo - version: 1.0\n#     <size>  <calls> <tag info>\n'
+		awk 'BEGIN { for (i = 1; i <= 100000; i++)
+			printf "%12d %8d d%d/f%d.c:%d [m%d] func:fn%d\n", i * 8, i, i % 97, i, i, i % 5000, i }'
+	} >"$f"
+	for args in "top:43" "group --by file:43" "group --by func:43" "group --by module:43" \
+		"group --by dir -n 7:17" "snapshot -n 1000:2003" "group --by file -n 1000:2003"; do
+		want=${args##*:}
+		args=${args%:*}
+		# shellcheck disable=SC2086
+		n=$("$BIN" $args --prometheus -f "$f" | grep -vc '^#')
+		[ "$n" = "$want" ] || bad="$bad [$args: $n series, not $want]"
+	done
+	echo "$bad" >"$OUT/prom-cap.log"
+	[ -z "$bad" ]
+}
+if prom_cap; then
+	pass prom-cap
+else
+	fail prom-cap "$OUT/prom-cap.log"
+fi
+
+# promtool's own lint of every export, where the prometheus package is.
+if ! command -v promtool >/dev/null; then
+	skip promtool "promtool not installed (Debian package prometheus)"
+elif [ ! -s "$PROM/top-default.prom" ]; then
+	fail promtool "no exports to check (see prom-merge)"
+else
+	: >"$OUT/promtool.log"
+	for f in "$PROM"/*.prom "$EXP"/*prometheus*.out; do
+		sed -e '/^--- /,$d' -e 's/ TIME$/ 0/' "$f" |
+			promtool check metrics >>"$OUT/promtool.log" 2>&1 ||
+			echo "^ $f" >>"$OUT/promtool.log"
+	done
+	if grep -q '^\^ ' "$OUT/promtool.log"; then
+		fail promtool "$OUT/promtool.log"
+	else
+		pass promtool
+	fi
+fi
+
+# node_exporter's textfile collector on the exports above, where the
+# prometheus-node-exporter package is: it serves every series, logs no
+# error, and reports no scrape error.
+node_exporter_check() {
+	local ne=$1 port pid log=$OUT/node-exporter.log got=$OUT/node-exporter.txt want n
+	port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+	"$ne" --collector.disable-defaults --collector.textfile \
+		--collector.textfile.directory="$PROM" --web.listen-address="127.0.0.1:$port" \
+		>"$log" 2>&1 &
+	pid=$!
+	rm -f "$got"
+	for _ in $(seq 50); do
+		python3 -c 'import sys, urllib.request
+sys.stdout.write(urllib.request.urlopen(sys.argv[1], timeout=5).read().decode())' \
+			"http://127.0.0.1:$port/metrics" >"$got" 2>/dev/null && break
+		rm -f "$got"
+		sleep 0.2
+	done
+	kill "$pid" 2>/dev/null
+	wait "$pid" 2>/dev/null
+	if [ ! -s "$got" ]; then
+		echo "no answer from node_exporter on port $port" >>"$log"
+		return 1
+	fi
+	want=$(cat "$PROM"/*.prom | grep -vc '^#')
+	n=$(grep -c '^allocinfo_' "$got")
+	echo "served $n allocinfo series of $want" >>"$log"
+	[ "$n" = "$want" ] || return 1
+	grep -q '^node_textfile_scrape_error 0$' "$got" || return 1
+	! grep -qi 'level=error' "$log"
+}
+ne=$(command -v prometheus-node-exporter || command -v node_exporter)
+if [ -z "$ne" ]; then
+	skip node-exporter "node_exporter not installed (Debian package prometheus-node-exporter)"
+elif [ ! -s "$PROM/top-default.prom" ] || ! command -v python3 >/dev/null; then
+	fail node-exporter "no exports to serve (see prom-merge)"
+elif node_exporter_check "$ne"; then
+	pass node-exporter
+else
+	fail node-exporter "$OUT/node-exporter.log"
 fi
 
 if [ -w /dev/full ]; then

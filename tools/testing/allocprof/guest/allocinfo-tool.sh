@@ -9,7 +9,7 @@ $T snapshot > /tmp/s1
 insmod /data/allocprof_holder.ko
 insmod /data/$M.ko || fail "tool: insmod $M"
 $T snapshot > /tmp/s2
-$T diff /tmp/s1 /tmp/s2 > /tmp/d; head -12 /tmp/d
+$T diff -n 0 /tmp/s1 /tmp/s2 > /tmp/d; head -12 /tmp/d
 check "tool: diff of two snapshots shows the module's sites" grep -q "$M" /tmp/d
 check "tool: group --by module lists the module" sh -c "$T group --by module | grep -q $M"
 $T top -n 5 --prometheus > /tmp/p
@@ -18,5 +18,5 @@ check "tool: --module filter" sh -c "$T top --module $M | grep -q $M"
 rmmod $M
 rmmod allocprof_holder
 check "tool: diff against the live file shows the unloaded sites" \
-	sh -c "$T diff /tmp/s2 | grep -q $M"
+	sh -c "$T diff -n 0 /tmp/s2 | grep -q $M"
 exit $FAILED
