@@ -6,7 +6,8 @@
 T := tools/testing/allocprof
 PKGS := linux-source-6.1 build-essential flex bison bc kmod cpio libelf-dev \
 	libssl-dev dwarves python3 rsync xz-utils qemu-system-x86 \
-	busybox-static ccache quilt git clang libclang-rt-14-dev python3-sphinx
+	busybox-static ccache quilt git clang libclang-rt-14-dev python3-sphinx \
+	prometheus prometheus-node-exporter
 
 .PHONY: all deps tree refresh kernel demo check clean help series bisect-check
 
