@@ -14,7 +14,6 @@
 #include <linux/alloc_tag.h>
 #include <linux/capability.h>
 #include <linux/init.h>
-#include <linux/jhash.h>
 #include <linux/kallsyms.h>
 #include <linux/memblock.h>
 #include <linux/minmax.h>
@@ -29,17 +28,19 @@
 #include <linux/seq_buf.h>
 #include <linux/seq_file.h>
 #include <linux/spinlock.h>
+#include <linux/stackdepot.h>
 #include <linux/stacktrace.h>
 #include <linux/string.h>
 #include <linux/sysctl.h>
 #include <linux/vmalloc.h>
+#include <kunit/visibility.h>
 
 DEFINE_STATIC_KEY_MAYBE(CONFIG_MEM_ALLOC_PROFILING_ENABLED_BY_DEFAULT,
 			mem_alloc_profiling_key);
 EXPORT_SYMBOL(mem_alloc_profiling_key);
 DEFINE_STATIC_KEY_MAYBE(CONFIG_MEM_ALLOC_PROFILING_ENABLED_BY_DEFAULT,
-			mem_alloc_profiling_free_key);
-EXPORT_SYMBOL(mem_alloc_profiling_free_key);
+			mem_alloc_profiling_ever_key);
+EXPORT_SYMBOL(mem_alloc_profiling_ever_key);
 
 static struct codetag_type *alloc_tag_cttype;
 
@@ -48,15 +49,12 @@ static struct codetag_type *alloc_tag_cttype;
 
 /* "never": profiling was refused at boot and cannot be switched on. */
 static bool mem_profiling_never;
-/* The boot parameter was seen; do_sysctl_args() will write it once more. */
-static bool mem_profiling_boot_arg;
 static DEFINE_MUTEX(mem_profiling_mutex);
 
-/* Caller holds mem_profiling_mutex, or runs before other CPUs exist. */
 static void mem_profiling_set(bool on)
 {
 	if (on) {
-		static_branch_enable(&mem_alloc_profiling_free_key);
+		static_branch_enable(&mem_alloc_profiling_ever_key);
 		static_branch_enable(&mem_alloc_profiling_key);
 	} else {
 		static_branch_disable(&mem_alloc_profiling_key);
@@ -67,22 +65,29 @@ static void mem_profiling_set(bool on)
  * sysctl.vm.mem_profiling= is applied by do_sysctl_args() only after all
  * initcalls, long after the first allocations.  Catch it early so that the
  * state it asks for holds from the start of boot, and so that "never"
- * allocates no profiling metadata at all.
+ * allocates no profiling metadata at all.  do_sysctl_args() writes the
+ * value once more later; the sysctl accepts that (see below).  Runs before
+ * other CPUs are up: no lock needed.
  */
 static int __init mem_profiling_early(char *arg)
 {
-	mem_profiling_boot_arg = true;
 	if (!arg) {
 		pr_err("sysctl.vm.mem_profiling needs a value (0, 1 or never)\n");
 		return 0;
 	}
+	if (mem_profiling_never) {
+		/* Slab vectors may already have no room for tags. */
+		pr_err("sysctl.vm.mem_profiling=%s ignored after 'never'\n", arg);
+		return 0;
+	}
 	if (!strcmp(arg, "never")) {
 		mem_profiling_never = true;
+		slab_obj_ext_drop_tags();
 		static_branch_disable(&mem_alloc_profiling_key);
-		static_branch_disable(&mem_alloc_profiling_free_key);
+		static_branch_disable(&mem_alloc_profiling_ever_key);
 	} else if (!strcmp(arg, "0")) {
 		static_branch_disable(&mem_alloc_profiling_key);
-		static_branch_disable(&mem_alloc_profiling_free_key);
+		static_branch_disable(&mem_alloc_profiling_ever_key);
 	} else if (!strcmp(arg, "1")) {
 		mem_profiling_set(true);
 	} else {
@@ -93,16 +98,12 @@ static int __init mem_profiling_early(char *arg)
 }
 early_param("sysctl.vm.mem_profiling", mem_profiling_early);
 
-/**
- * mem_alloc_profiling_switch() - switch profiling on or off
- * @on: the new state
- *
- * What vm.mem_profiling does; also used by tests.
- *
- * Context: process context, may sleep.
- * Return: 0, or -EPERM if profiling was disabled with "never" at boot.
+/*
+ * Switch profiling on or off: what a write to vm.mem_profiling does, and
+ * what the KUnit suite does.  Process context.  Returns 0, or -EPERM if
+ * profiling was disabled with "never" at boot.
  */
-int mem_alloc_profiling_switch(bool on)
+VISIBLE_IF_KUNIT int mem_alloc_profiling_switch(bool on)
 {
 	int ret = 0;
 
@@ -114,59 +115,41 @@ int mem_alloc_profiling_switch(bool on)
 	mutex_unlock(&mem_profiling_mutex);
 	return ret;
 }
-EXPORT_SYMBOL_GPL(mem_alloc_profiling_switch);
+EXPORT_SYMBOL_IF_KUNIT(mem_alloc_profiling_switch);
 
 #ifdef CONFIG_SYSCTL
 /*
- * Accept exactly "0" or "1", optionally followed by one newline.  Anything
- * else, including "never" and a value after the first, is -EINVAL and
- * changes nothing.
+ * vm.mem_profiling reads and writes 0 or 1 like any integer sysctl.  After
+ * "never" at boot every write fails with -EPERM, except "never" itself:
+ * do_sysctl_args() writes the boot parameter again at the end of boot, and
+ * that must not log a failure for a setting that did take effect.
  */
-static int mem_profiling_parse(const char *buf, size_t len, bool *on)
-{
-	if (len && buf[len - 1] == '\n')
-		len--;
-	if (len != 1 || (buf[0] != '0' && buf[0] != '1'))
-		return -EINVAL;
-	*on = buf[0] == '1';
-	return 0;
-}
-
 static int mem_profiling_handler(struct ctl_table *table, int write,
 				 void *buffer, size_t *lenp, loff_t *ppos)
 {
-	char val[4];
-	bool on;
+	int val = mem_alloc_profiling_enabled();
+	struct ctl_table tmp = {
+		.data		= &val,
+		.maxlen		= sizeof(val),
+		.extra1		= SYSCTL_ZERO,
+		.extra2		= SYSCTL_ONE,
+	};
 	int ret;
 
-	if (!write) {
-		struct ctl_table tmp = {
-			.data = val,
-			.maxlen = sizeof(val),
-		};
-
-		snprintf(val, sizeof(val), "%d", mem_alloc_profiling_enabled());
-		return proc_dostring(&tmp, 0, buffer, lenp, ppos);
-	}
-
-	if (READ_ONCE(mem_profiling_boot_arg) && !current->mm) {
-		/* do_sysctl_args() replaying what mem_profiling_early() did */
-		WRITE_ONCE(mem_profiling_boot_arg, false);
-		return 0;
-	}
-	WRITE_ONCE(mem_profiling_boot_arg, false);
+	if (!write)
+		return proc_dointvec_minmax(&tmp, 0, buffer, lenp, ppos);
 	if (!capable(CAP_SYS_ADMIN))
 		return -EPERM;
-	if (mem_profiling_never) {
+	if (READ_ONCE(mem_profiling_never)) {
+		if (sysfs_streq(buffer, "never"))
+			return 0;
 		pr_warn_ratelimited("vm.mem_profiling: disabled with 'never' at boot\n");
 		return -EPERM;
 	}
-	if (*ppos || mem_profiling_parse(buffer, *lenp, &on))
-		return -EINVAL;
-	ret = mem_alloc_profiling_switch(on);
-	if (!ret)
-		*ppos += *lenp;
-	return ret;
+	ret = proc_dointvec_minmax(&tmp, 1, buffer, lenp, ppos);
+	if (ret)
+		return ret;
+	return mem_alloc_profiling_switch(val);
 }
 
 static struct ctl_table mem_profiling_table[] = {
@@ -182,39 +165,60 @@ static struct ctl_table mem_profiling_table[] = {
 /* ---------------------------------------------------------------------- */
 /* Reading the counters                                                    */
 
+/*
+ * Sum a tag's per-CPU counters, signed.  The sum is taken while other CPUs
+ * allocate and free: an object allocated on a CPU the walk has passed and
+ * freed on one it has not reached yet is seen freed but not allocated, so a
+ * sum can read below the true value, and below zero, for a moment.  It can
+ * never read above it for long, and it is exact once the tag is idle.
+ */
+static void alloc_tag_sum(struct alloc_tag *tag, s64 *bytes, s64 *calls)
+{
+	int cpu;
+
+	*bytes = 0;
+	*calls = 0;
+	if (!tag->counters)
+		return;
+	for_each_possible_cpu(cpu) {
+		struct alloc_tag_counters *c = per_cpu_ptr(tag->counters, cpu);
+
+		*bytes += (s64)READ_ONCE(c->bytes);
+		*calls += (s64)READ_ONCE(c->calls);
+	}
+}
+
 /**
- * alloc_tag_read() - sum a tag's per-CPU counters
+ * alloc_tag_read() - what a call site holds now
  * @tag: the tag
  *
- * Counters of a tag whose objects were allocated on one CPU and freed on
- * another are negative on the latter; only the sum means something.
+ * The per-CPU counters are summed without stopping allocations, so a sum
+ * may momentarily read below the true value (see alloc_tag_sum()); a sum
+ * below zero is returned as 0, never as a wrapped huge number.
  *
  * Return: bytes and calls currently held by allocations from @tag.
  */
 struct alloc_tag_counters alloc_tag_read(struct alloc_tag *tag)
 {
-	struct alloc_tag_counters v = { 0, 0 };
-	int cpu;
+	struct alloc_tag_counters v;
+	s64 bytes, calls;
 
-	if (!tag->counters)
-		return v;
-	for_each_possible_cpu(cpu) {
-		struct alloc_tag_counters *c = per_cpu_ptr(tag->counters, cpu);
-
-		v.bytes += READ_ONCE(c->bytes);
-		v.calls += READ_ONCE(c->calls);
-	}
+	alloc_tag_sum(tag, &bytes, &calls);
+	v.bytes = max_t(s64, bytes, 0);
+	v.calls = max_t(s64, calls, 0);
 	return v;
 }
 EXPORT_SYMBOL_GPL(alloc_tag_read);
 
+#if IS_ENABLED(CONFIG_MEM_ALLOC_PROFILING_KUNIT_TEST)
 /**
  * alloc_tag_find() - look a tag up by its place in the source
  * @file: the tag's file name, as printed in /proc/allocinfo
  * @line: the line
  * @modname: the module, or NULL for vmlinux
  *
- * Meant for tests; walks all tags.
+ * For the KUnit suite, which checks the tags of its own call sites; walks
+ * all tags.
  *
  * Context: process context, may sleep.
  * Return: the first matching tag, or NULL.
@@ -233,7 +237,8 @@ struct alloc_tag *alloc_tag_find(const char *file, unsigned int line,
 	while ((ct = codetag_next_ct(&iter))) {
 		if (ct->lineno != line || strcmp(ct->filename, file))
 			continue;
-		if (strcmp(iter.range->modname, modname ? modname : ""))
+		if (iter.range->unloaded ||
+		    strcmp(iter.range->modname, modname ? modname : ""))
 			continue;
 		found = container_of(ct, struct alloc_tag, ct);
 		break;
@@ -241,7 +246,8 @@ struct alloc_tag *alloc_tag_find(const char *file, unsigned int line,
 	codetag_unlock_module_list(alloc_tag_cttype);
 	return found;
 }
-EXPORT_SYMBOL_GPL(alloc_tag_find);
+EXPORT_SYMBOL_IF_KUNIT(alloc_tag_find);
+#endif
 
 static atomic_long_t alloc_tag_metadata_failures;
 
@@ -274,7 +280,8 @@ void alloc_tag_metadata_failed(struct alloc_tag *tag)
 			alloc_tag_is_real(tag) ? tag->ct.lineno : 0);
 }
 
-static atomic_long_t alloc_tag_meta[ALLOC_TAG_META_NR];
+/* Per CPU: slab vectors come and go with slabs, on every CPU. */
+static DEFINE_PER_CPU(long, alloc_tag_meta[ALLOC_TAG_META_NR]);
 
 /**
  * alloc_tag_meta_add() - account memory that profiling uses for itself
@@ -285,7 +292,17 @@ static atomic_long_t alloc_tag_meta[ALLOC_TAG_META_NR];
  */
 void alloc_tag_meta_add(enum alloc_tag_meta kind, long bytes)
 {
-	atomic_long_add(bytes, &alloc_tag_meta[kind]);
+	this_cpu_add(alloc_tag_meta[kind], bytes);
+}
+
+static long alloc_tag_meta_read(enum alloc_tag_meta kind)
+{
+	long sum = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		sum += per_cpu(alloc_tag_meta[kind], cpu);
+	return max(sum, 0L);
 }
 
 static size_t pgtag_array_bytes(void);
@@ -302,10 +319,10 @@ static void alloc_tag_print_metadata(bool notice)
 	size_t tags = ntags * sizeof(struct alloc_tag);
 	size_t cntrs = ntags * sizeof(struct alloc_tag_counters) *
 		       num_possible_cpus();
-	long slab = atomic_long_read(&alloc_tag_meta[ALLOC_TAG_META_SLAB]);
-	long pcpu = atomic_long_read(&alloc_tag_meta[ALLOC_TAG_META_PERCPU]);
+	long slab = alloc_tag_meta_read(ALLOC_TAG_META_SLAB);
+	long pcpu = alloc_tag_meta_read(ALLOC_TAG_META_PERCPU);
 	size_t pages = pgtag_array_bytes();
-	u64 total = tags + cntrs + pages + max(slab, 0L) + max(pcpu, 0L);
+	u64 total = tags + cntrs + pages + slab + pcpu;
 	u64 ram = (u64)totalram_pages() << PAGE_SHIFT;
 	u64 bp = ram ? div64_u64(total * 10000, ram) : 0;
 
@@ -319,7 +336,7 @@ static void alloc_tag_print_metadata(bool notice)
 
 static int __init alloc_tag_metadata_report(void)
 {
-	if (mem_alloc_profiling_free_enabled())
+	if (mem_alloc_profiling_ever_enabled())
 		alloc_tag_print_metadata(false);
 	return 0;
 }
@@ -329,10 +346,12 @@ late_initcall_sync(alloc_tag_metadata_report);
 /* Tag indices: how pages refer to their tag                               */
 
 /*
- * vmlinux tags are numbered 1..n by their place in the section; module tags
- * get numbers after those when the module loads, kept in codetag.flags, and
- * are found again through a table.  0 means "no tag".  Numbers are not
- * reused, so a page can never name a tag that replaced its own.
+ * vmlinux tags are numbered 1..n by their place in the section.  A module's
+ * tags take free numbers above n when it loads, kept in codetag.flags and
+ * found again through a table.  0 means "no tag".  The numbers of a module
+ * are given back when its tags are released, which happens only once
+ * nothing is charged to them (alloc_tag_module_unload()): no page can hold
+ * such a number any more, so it can be given to another tag.
  */
 struct pgtag_mod_table {
 	struct rcu_head rcu;
@@ -341,7 +360,8 @@ struct pgtag_mod_table {
 };
 
 static struct pgtag_mod_table __rcu *pgtag_mod_table;
-static u32 pgtag_mod_next;		/* next free slot in the table */
+static unsigned long *pgtag_mod_used;	/* slots of the table in use */
+static u32 pgtag_mod_limit;		/* how many slots pages can name */
 static DEFINE_MUTEX(pgtag_mod_lock);
 
 static inline u32 nr_vmlinux_tags(void)
@@ -377,66 +397,97 @@ static __always_inline struct alloc_tag *alloc_tag_from_index(u32 idx)
 	return alloc_tag_from_mod_index(idx);
 }
 
-/* Number the tags of a module being loaded. */
-static int pgtag_register_module(struct alloc_tag *tags, size_t n)
+static struct pgtag_mod_table *pgtag_mod_table_locked(void)
 {
-	struct pgtag_mod_table *table, *old;
-	size_t i;
-	int ret = 0;
-
-	mutex_lock(&pgtag_mod_lock);
-	old = rcu_dereference_protected(pgtag_mod_table,
-					lockdep_is_held(&pgtag_mod_lock));
-	/* The top bit of codetag.flags is ALLOC_TAG_INACCURATE. */
-	if (pgtag_mod_next + n > ALLOC_TAG_INACCURATE - nr_vmlinux_tags() - 1) {
-		ret = -ENOSPC;
-		goto out;
-	}
-	if (!old || pgtag_mod_next + n > old->size) {
-		u32 size = max_t(u32, pgtag_mod_next + n,
-				 old ? 2 * old->size : 256);
-
-		table = kvzalloc(struct_size(table, tags, size), GFP_KERNEL);
-		if (!table) {
-			ret = -ENOMEM;
-			goto out;
-		}
-		table->size = size;
-		if (old)
-			memcpy(table->tags, old->tags,
-			       old->size * sizeof(old->tags[0]));
-		rcu_assign_pointer(pgtag_mod_table, table);
-		if (old)
-			kvfree_rcu(old, rcu);
-	} else {
-		table = old;
-	}
-	for (i = 0; i < n; i++) {
-		tags[i].ct.flags = nr_vmlinux_tags() + 1 + pgtag_mod_next + i;
-		WRITE_ONCE(table->tags[pgtag_mod_next + i], &tags[i]);
-	}
-	pgtag_mod_next += n;
-out:
-	mutex_unlock(&pgtag_mod_lock);
-	return ret;
+	return rcu_dereference_protected(pgtag_mod_table,
+					 lockdep_is_held(&pgtag_mod_lock));
 }
 
-/* Forget the numbers of a module's tags; no page refers to them any more. */
+/* Make room for @want slots; false if the table cannot grow that far. */
+static bool pgtag_mod_table_grow(u32 want)
+{
+	struct pgtag_mod_table *table, *old;
+	unsigned long *used;
+	u32 size;
+
+	lockdep_assert_held(&pgtag_mod_lock);
+	old = pgtag_mod_table_locked();
+	if (old && old->size >= want)
+		return true;
+	if (want > pgtag_mod_limit)
+		return false;
+	size = max3(want, old ? 2 * old->size : 0, 256U);
+	size = min(size, pgtag_mod_limit);
+	table = kvzalloc(struct_size(table, tags, size), GFP_KERNEL);
+	used = bitmap_zalloc(size, GFP_KERNEL);
+	if (!table || !used) {
+		kvfree(table);
+		bitmap_free(used);
+		return false;
+	}
+	table->size = size;
+	if (old) {
+		memcpy(table->tags, old->tags, old->size * sizeof(old->tags[0]));
+		bitmap_copy(used, pgtag_mod_used, old->size);
+	}
+	bitmap_free(pgtag_mod_used);
+	pgtag_mod_used = used;
+	rcu_assign_pointer(pgtag_mod_table, table);
+	if (old)
+		kvfree_rcu(old, rcu);
+	return true;
+}
+
+/*
+ * Number the tags of a module being loaded.  If no numbers are left, the
+ * module still loads: its tags get none, and its page allocations are
+ * marked inaccurate instead of charged.
+ */
+static void pgtag_register_module(struct alloc_tag *tags, size_t n,
+				  const char *modname)
+{
+	struct pgtag_mod_table *table;
+	unsigned long slot = 0;
+	size_t i;
+
+	mutex_lock(&pgtag_mod_lock);
+	table = pgtag_mod_table_locked();
+	for (i = 0; i < n; i++) {
+		if (table)
+			slot = find_next_zero_bit(pgtag_mod_used, table->size,
+						  slot);
+		if (!table || slot >= table->size) {
+			if (!pgtag_mod_table_grow((table ? table->size : 0) + 1))
+				break;
+			table = pgtag_mod_table_locked();
+		}
+		__set_bit(slot, pgtag_mod_used);
+		tags[i].ct.flags = nr_vmlinux_tags() + 1 + slot;
+		WRITE_ONCE(table->tags[slot], &tags[i]);
+	}
+	mutex_unlock(&pgtag_mod_lock);
+	if (i < n)
+		pr_warn_ratelimited("%s: no page tag numbers left for %zu of its %zu tags: their pages are not charged\n",
+				    modname, n - i, n);
+}
+
+/* Give back the numbers of a module's tags; no page refers to them. */
 static void pgtag_unregister_module(struct alloc_tag *tags, size_t n)
 {
 	struct pgtag_mod_table *table;
 	size_t i;
 
 	mutex_lock(&pgtag_mod_lock);
-	table = rcu_dereference_protected(pgtag_mod_table,
-					  lockdep_is_held(&pgtag_mod_lock));
+	table = pgtag_mod_table_locked();
 	for (i = 0; i < n; i++) {
 		u32 idx = tags[i].ct.flags & ~ALLOC_TAG_INACCURATE;
 		u32 slot = idx - nr_vmlinux_tags() - 1;
 
-		if (idx && table && slot < table->size)
+		if (idx && table && slot < table->size) {
 			WRITE_ONCE(table->tags[slot], NULL);
-		tags[i].ct.flags = 0;
+			__clear_bit(slot, pgtag_mod_used);
+		}
+		tags[i].ct.flags &= ALLOC_TAG_INACCURATE;
 	}
 	mutex_unlock(&pgtag_mod_lock);
 }
@@ -445,24 +496,16 @@ static void pgtag_unregister_module(struct alloc_tag *tags, size_t n)
 /* Page tags                                                               */
 
 /*
- * Spare page->flags bits: those between the page flags proper and the
- * fields mm packs downward from the top of the word (section, node, zone,
- * last_cpupid, KASAN tag, LRU generation and references).  Nothing else
- * uses them.  Fewer than PGTAG_MIN_WIDTH is not worth it: the per-page
- * array is used instead.
+ * The field declared in <linux/page-flags-layout.h> (ALLOC_TAG_WIDTH bits
+ * at ALLOC_TAG_PGOFF) if the configuration leaves room for it, or else a
+ * 4-byte slot per page frame.  The flags field also needs enough numbers
+ * for the vmlinux tags and PGTAG_MOD_RESERVE module tags; a kernel with
+ * more tags than that uses the array.
  */
-#define PGTAG_MIN_WIDTH		16
-/* LRU_REFS_WIDTH is a min(), not a constant expression: spell it out. */
-#define PGTAG_BELOW_LRU_GEN	((int)LRU_GEN_PGOFF - (int)NR_PAGEFLAGS)
-#define PGTAG_FLAGS_FREE	(PGTAG_BELOW_LRU_GEN > __LRU_REFS_WIDTH ?	\
-				 PGTAG_BELOW_LRU_GEN - __LRU_REFS_WIDTH : 0)
-#define PGTAG_FLAGS_WIDTH	(PGTAG_FLAGS_FREE < PGTAG_MIN_WIDTH ? 0 :	\
-				 PGTAG_FLAGS_FREE > 32 ? 32 : PGTAG_FLAGS_FREE)
-/* The field sits right above the page flags proper. */
-#define PGTAG_FLAGS_PGOFF	NR_PAGEFLAGS
-#define PGTAG_FLAGS_MASK	(PGTAG_FLAGS_WIDTH ?				\
-				 GENMASK(PGTAG_FLAGS_PGOFF + PGTAG_FLAGS_WIDTH - 1, \
-					 PGTAG_FLAGS_PGOFF) : 0UL)
+#define PGTAG_FLAGS_MASK	(ALLOC_TAG_WIDTH ?				\
+				 GENMASK(ALLOC_TAG_PGOFF + ALLOC_TAG_WIDTH - 1, \
+					 ALLOC_TAG_PGOFF) : 0UL)
+#define PGTAG_MOD_RESERVE	4096
 
 enum pgtag_mode {
 	PGTAG_NONE,		/* no storage (yet, or "never") */
@@ -471,7 +514,7 @@ enum pgtag_mode {
 };
 
 static enum pgtag_mode pgtag_mode __read_mostly =
-	PGTAG_FLAGS_WIDTH ? PGTAG_FLAGS : PGTAG_NONE;
+	ALLOC_TAG_WIDTH ? PGTAG_FLAGS : PGTAG_NONE;
 static u32 *pgtag_array __read_mostly;
 static unsigned long pgtag_array_start __read_mostly;	/* first pfn */
 static unsigned long pgtag_array_pfns __read_mostly;
@@ -497,7 +540,7 @@ static __always_inline u32 pgtag_get(struct page *page)
 	switch (pgtag_mode) {
 	case PGTAG_FLAGS:
 		return (READ_ONCE(page->flags) & PGTAG_FLAGS_MASK) >>
-		       PGTAG_FLAGS_PGOFF;
+		       ALLOC_TAG_PGOFF;
 	case PGTAG_ARRAY:
 		pfn = page_to_pfn(page) - pgtag_array_start;
 		return pfn < pgtag_array_pfns ? READ_ONCE(pgtag_array[pfn]) : 0;
@@ -513,13 +556,13 @@ static __always_inline bool pgtag_set(struct page *page, u32 idx)
 
 	switch (pgtag_mode) {
 	case PGTAG_FLAGS:
-		if (PGTAG_FLAGS_WIDTH < 32 && idx >= BIT(PGTAG_FLAGS_WIDTH))
+		if (ALLOC_TAG_WIDTH < 32 && idx >= BIT(ALLOC_TAG_WIDTH))
 			return false;
 		/* Other bits of page->flags may change under us. */
 		old = READ_ONCE(page->flags);
 		do {
 			new = (old & ~PGTAG_FLAGS_MASK) |
-			      ((unsigned long)idx << PGTAG_FLAGS_PGOFF);
+			      ((unsigned long)idx << ALLOC_TAG_PGOFF);
 		} while (!try_cmpxchg(&page->flags, &old, new));
 		return true;
 	case PGTAG_ARRAY:
@@ -634,7 +677,12 @@ void __pgalloc_tag_split(struct page *page, unsigned int nr)
 
 void __pgalloc_tag_move(struct page *dst, struct page *src, unsigned int nr)
 {
-	u32 didx = pgtag_get(dst), sidx = pgtag_get(src);
+	u32 didx, sidx;
+
+	if (is_zone_device_page(dst) || is_zone_device_page(src))
+		return;
+	didx = pgtag_get(dst);
+	sidx = pgtag_get(src);
 
 	/* Both pages are in use: other flags may change, use pgtag_set(). */
 	if (didx) {
@@ -650,20 +698,32 @@ void __pgalloc_tag_move(struct page *dst, struct page *src, unsigned int nr)
 /* Choose where page tags live; say which and why. */
 static int __init pgtag_storage_init(void)
 {
-	struct alloc_tag *prev;
+	u32 ntags = nr_vmlinux_tags();
 	unsigned long end = 0;
 	struct zone *zone;
 	size_t bytes;
 
+	/* The field is below all the others and above the flags proper. */
+	BUILD_BUG_ON(ALLOC_TAG_WIDTH && (NR_PAGEFLAGS > ALLOC_TAG_PGOFF ||
+					 LRU_REFS_PGOFF !=
+					 ALLOC_TAG_PGOFF + ALLOC_TAG_WIDTH));
 	if (mem_profiling_never) {
 		pgtag_mode = PGTAG_NONE;
 		pr_info("page tags: none, profiling disabled with 'never'\n");
 		return 0;
 	}
 	if (pgtag_mode == PGTAG_FLAGS) {
-		pr_info("page tags: %d spare bits of page->flags, no per-page memory\n",
-			PGTAG_FLAGS_WIDTH);
-		return 0;
+		u64 numbers = BIT_ULL(min(ALLOC_TAG_WIDTH, 31));
+
+		if (ntags + 1 + PGTAG_MOD_RESERVE <= numbers) {
+			pgtag_mod_limit = numbers - ntags - 1;
+			pr_info("page tags: %d bits of page->flags, no per-page memory (%u numbers for modules)\n",
+				ALLOC_TAG_WIDTH, pgtag_mod_limit);
+			return 0;
+		}
+		pr_notice("page tags: %d bits of page->flags cannot number %u vmlinux tags and %u for modules: using the array\n",
+			  ALLOC_TAG_WIDTH, ntags, PGTAG_MOD_RESERVE);
+		pgtag_mode = PGTAG_NONE;
 	}
 	/* Cover every populated zone (memory added later is not covered). */
 	pgtag_array_start = ULONG_MAX;
@@ -676,22 +736,21 @@ static int __init pgtag_storage_init(void)
 	pgtag_array_pfns = end - pgtag_array_start;
 	bytes = array_size(pgtag_array_pfns, sizeof(*pgtag_array));
 	/* Profiling's own metadata: not charged to any tag. */
-	prev = alloc_tag_save(ALLOC_TAG_NONE);
-	pgtag_array = vzalloc_noprof(bytes);
-	alloc_tag_restore(prev);
+	pgtag_array = alloc_hooks_tag(ALLOC_TAG_NONE, vzalloc_noprof(bytes));
 	if (!pgtag_array) {
 		pgtag_array_pfns = 0;
 		pr_err("page tags: no memory for %zu bytes; pages are not profiled\n",
 		       bytes);
 		return 0;
 	}
+	pgtag_mod_limit = ALLOC_TAG_INACCURATE - ntags - 1;
 	pgtag_mode = PGTAG_ARRAY;
 	if (pgtag_force_array)
 		pr_info("page tags: %zu bytes, 4 per page frame (mem_profiling_page_tags=array)\n",
 			bytes);
 	else
-		pr_info("page tags: %zu bytes, 4 per page frame (only %d spare page->flags bits)\n",
-			bytes, PGTAG_FLAGS_FREE);
+		pr_info("page tags: %zu bytes, 4 per page frame (page->flags has no room)\n",
+			bytes);
 	return 0;
 }
 early_initcall(pgtag_storage_init);
@@ -701,32 +760,6 @@ static size_t pgtag_array_bytes(void)
 	return pgtag_mode == PGTAG_ARRAY ?
 	       pgtag_array_pfns * sizeof(*pgtag_array) : 0;
 }
-
-/**
- * alloc_tag_page_mode() - where page tags are kept
- *
- * Return: "flags", "array" or "none".
- */
-const char *alloc_tag_page_mode(void)
-{
-	return pgtag_mode == PGTAG_FLAGS ? "flags" :
-	       pgtag_mode == PGTAG_ARRAY ? "array" : "none";
-}
-EXPORT_SYMBOL_GPL(alloc_tag_page_mode);
-
-/**
- * alloc_tag_of_page() - the tag a page is charged to
- * @page: the page (the first of its allocation, or of a split piece)
- *
- * Return: the tag, or NULL if the page is not charged.
- */
-struct alloc_tag *alloc_tag_of_page(struct page *page)
-{
-	u32 idx = pgtag_get(page);
-
-	return idx ? alloc_tag_from_index(idx) : NULL;
-}
-EXPORT_SYMBOL_GPL(alloc_tag_of_page);
 
 /* ---------------------------------------------------------------------- */
 /* /proc/allocinfo                                                         */
@@ -865,7 +898,7 @@ void alloc_tag_show_mem(void)
 	struct alloc_tag *tag;
 	bool modules = false;
 
-	if (!mem_alloc_profiling_free_enabled() || !alloc_tag_cttype)
+	if (!mem_alloc_profiling_ever_enabled() || !alloc_tag_cttype)
 		return;
 	for (tag = __start_alloc_tags; tag < __stop_alloc_tags; tag++)
 		show_top_consider(top, SHOW_TOP_MAX, tag, NULL);
@@ -900,63 +933,79 @@ static size_t range_tags(struct codetag_range *range, struct alloc_tag **first)
 	return (struct alloc_tag *)range->stop - *first;
 }
 
+/*
+ * Module tags cannot use static per-CPU data: all modules share a few KiB
+ * of it.  Their counters come from the dynamic per-CPU area instead, in
+ * blocks of up to PCPU_TAG_BLOCK tags (the per-CPU allocator's largest
+ * allocation is 32 KiB).
+ */
+#define PCPU_TAG_BLOCK	1024
+
 static void free_module_counters(struct alloc_tag *tags, size_t n)
 {
 	size_t i;
 
-	for (i = 0; i < n; i++) {
+	for (i = 0; i < n; i += PCPU_TAG_BLOCK)
 		free_percpu(tags[i].counters);
+	for (i = 0; i < n; i++)
 		tags[i].counters = NULL;
-	}
 }
 
-/*
- * Module tags cannot use static per-CPU data: all modules share a few KiB
- * of it.  Allocate each tag's counters from the dynamic per-CPU area.
- */
 static int alloc_tag_module_load(struct codetag_type *cttype,
 				 struct codetag_range *range)
 {
+	struct alloc_tag_counters __percpu *block;
 	struct alloc_tag *tags;
-	size_t i, n = range_tags(range, &tags);
-	int err;
+	size_t i, j, n = range_tags(range, &tags);
 
-	for (i = 0; i < n; i++) {
-		tags[i].counters = alloc_percpu(struct alloc_tag_counters);
-		if (!tags[i].counters) {
+	/* "never": no metadata at all; the hooks never look at the tags. */
+	if (mem_profiling_never)
+		return 0;
+	for (i = 0; i < n; i += PCPU_TAG_BLOCK) {
+		size_t nr = min_t(size_t, n - i, PCPU_TAG_BLOCK);
+
+		block = __alloc_percpu(nr * sizeof(*block), sizeof(u64));
+		if (!block) {
 			pr_err("%s: no memory for the counters of %zu tags\n",
 			       range->modname, n);
 			free_module_counters(tags, i);
 			return -ENOMEM;
 		}
+		for (j = 0; j < nr; j++)
+			tags[i + j].counters = block + j;
 	}
-	err = pgtag_register_module(tags, n);
-	if (err) {
-		pr_err("%s: cannot number %zu tags: %d\n", range->modname, n, err);
-		free_module_counters(tags, n);
-	}
-	return err;
+	pgtag_register_module(tags, n, range->modname);
+	return 0;
 }
 
+/*
+ * Are allocations charged to the module's tags still live?  No new ones
+ * can be made once the module is gone, so a sum of zero stays zero: then
+ * its counters and page-tag numbers are given back.
+ */
 static bool alloc_tag_module_unload(struct codetag_type *cttype,
 				    struct codetag_range *range)
 {
-	struct alloc_tag_counters live = { 0, 0 };
+	s64 bytes = 0, calls = 0;
 	struct alloc_tag *tags;
 	size_t i, n = range_tags(range, &tags);
 
 	for (i = 0; i < n; i++) {
-		struct alloc_tag_counters c = alloc_tag_read(&tags[i]);
+		s64 b, c;
 
-		live.bytes += c.bytes;
-		live.calls += c.calls;
+		alloc_tag_sum(&tags[i], &b, &c);
+		bytes |= b;
+		calls |= c;
 	}
-	if (live.bytes || live.calls) {
+	if (bytes || calls) {
 		if (!range->unloaded)
-			pr_info("module %s unloaded with %llu bytes in %llu allocations still live\n",
-				range->modname, live.bytes, live.calls);
+			pr_info("module %s unloaded with allocations still live; keeping its %zu tags\n",
+				range->modname, n);
 		return true;
 	}
+	if (range->unloaded)
+		pr_info("%s: every allocation of the unloaded module is freed; its tags are released\n",
+			range->modname);
 	pgtag_unregister_module(tags, n);
 	free_module_counters(tags, n);
 	return false;
@@ -985,7 +1034,7 @@ void alloc_tag_check_unused(struct alloc_tag **ref)
 
 #define UNTAGGED_SLOTS	64
 static unsigned long untagged_callers[UNTAGGED_SLOTS];
-static DEFINE_RAW_SPINLOCK(untagged_lock);
+static DEFINE_RAW_SPINLOCK(untagged_lock);	/* no allocation under it */
 
 /**
  * alloc_tag_report_untagged() - an allocation reached the allocator untagged
@@ -1019,31 +1068,26 @@ void alloc_tag_report_untagged(unsigned long caller)
 /*
  * A page allocation has no caller address at hand, so the stack is walked:
  * the function that called the outermost allocator entry point (a function
- * whose name ends in _noprof) is the one that lacks the annotation.  Stacks
- * already looked at are recognised by a hash of their innermost frames
- * (the allocator and its callers, not what an interrupt interrupted), so
- * that an untagged path costs one stack walk per allocation and the symbol
- * lookups only once.  Limits: a _noprof function reached by a tail call
- * leaves no frame, so the caller's caller is named; an untagged allocation
- * in an interrupt that hit a _noprof call of the task is blamed on the
- * task's caller.
+ * whose name ends in _noprof) is the one that lacks the annotation.  Each
+ * distinct stack is looked at once: stackdepot gives equal stacks the same
+ * handle, and the first UNTAGGED_PAGE_STACKS handles are remembered.
+ * Limits: a _noprof function reached by a tail call leaves no frame, so
+ * the caller's caller is named; an untagged allocation in an interrupt that
+ * hit a _noprof call of the task is blamed on the task's caller.
  */
 #define UNTAGGED_PAGE_FRAMES	32
-#define UNTAGGED_PAGE_HASHED	12
 #define UNTAGGED_PAGE_STACKS	256
-static u32 untagged_page_stacks[UNTAGGED_PAGE_STACKS];
+static depot_stack_handle_t untagged_page_stacks[UNTAGGED_PAGE_STACKS];
 static unsigned int untagged_page_nr_stacks;
-static char untagged_page_sym[KSYM_NAME_LEN];	/* under untagged_lock */
 
-static bool pgalloc_is_entry_point(unsigned long addr)
+static bool pgalloc_is_entry_point(unsigned long addr, char *buf)
 {
 	unsigned long size, offset;
 	const char *name;
 	char *modname;
 	size_t len;
 
-	name = kallsyms_lookup(addr, &size, &offset, &modname,
-			       untagged_page_sym);
+	name = kallsyms_lookup(addr, &size, &offset, &modname, buf);
 	if (!name)
 		return false;
 	/* foo_noprof.cold, foo_noprof.constprop.0 are foo_noprof too */
@@ -1051,44 +1095,51 @@ static bool pgalloc_is_entry_point(unsigned long addr)
 	return len > 7 && !strncmp(name + len - 7, "_noprof", 7);
 }
 
+/* Remember @handle; false if it was seen before or there is no room. */
+static bool untagged_page_stack_new(depot_stack_handle_t handle)
+{
+	unsigned long flags;
+	bool new = false;
+	unsigned int i;
+
+	raw_spin_lock_irqsave(&untagged_lock, flags);
+	for (i = 0; i < untagged_page_nr_stacks; i++)
+		if (untagged_page_stacks[i] == handle)
+			break;
+	if (i == untagged_page_nr_stacks && i < UNTAGGED_PAGE_STACKS) {
+		untagged_page_stacks[i] = handle;
+		WRITE_ONCE(untagged_page_nr_stacks, i + 1);
+		new = true;
+	}
+	raw_spin_unlock_irqrestore(&untagged_lock, flags);
+	if (new && i + 1 == UNTAGGED_PAGE_STACKS)
+		pr_warn("%d distinct stacks of untagged page allocations seen; no more are reported\n",
+			UNTAGGED_PAGE_STACKS);
+	return new;
+}
+
 static noinline __cold void pgalloc_report_untagged(void)
 {
 	unsigned long entries[UNTAGGED_PAGE_FRAMES];
-	unsigned long flags, caller = 0;
+	depot_stack_handle_t handle;
+	char sym[KSYM_NAME_LEN];
 	unsigned int n, i;
-	bool full = false;
-	u32 hash;
 
 	if (READ_ONCE(untagged_page_nr_stacks) >= UNTAGGED_PAGE_STACKS)
 		return;
 	n = stack_trace_save(entries, ARRAY_SIZE(entries), 0);
-	hash = jhash(entries, min(n, UNTAGGED_PAGE_HASHED) * sizeof(entries[0]),
-		     0);
-
-	raw_spin_lock_irqsave(&untagged_lock, flags);
-	for (i = 0; i < untagged_page_nr_stacks; i++)
-		if (untagged_page_stacks[i] == hash)
-			break;
-	if (i < untagged_page_nr_stacks ||
-	    untagged_page_nr_stacks >= UNTAGGED_PAGE_STACKS) {
-		raw_spin_unlock_irqrestore(&untagged_lock, flags);
+	/* stackdepot's own pages are not charged, and not reported again. */
+	handle = alloc_hooks_tag(ALLOC_TAG_NONE,
+				 stack_depot_save(entries, n,
+						  GFP_NOWAIT | __GFP_NOWARN));
+	if (!handle || !untagged_page_stack_new(handle))
 		return;
-	}
-	untagged_page_stacks[untagged_page_nr_stacks] = hash;
-	WRITE_ONCE(untagged_page_nr_stacks, untagged_page_nr_stacks + 1);
-	full = untagged_page_nr_stacks == UNTAGGED_PAGE_STACKS;
 	for (i = n; i-- > 1;) {
-		if (pgalloc_is_entry_point(entries[i - 1])) {
-			caller = entries[i];
-			break;
+		if (pgalloc_is_entry_point(entries[i - 1], sym)) {
+			alloc_tag_report_untagged(entries[i]);
+			return;
 		}
 	}
-	raw_spin_unlock_irqrestore(&untagged_lock, flags);
-	if (caller)
-		alloc_tag_report_untagged(caller);
-	if (full)
-		pr_warn("%d distinct stacks of untagged page allocations seen; no more are reported\n",
-			UNTAGGED_PAGE_STACKS);
 }
 #endif /* PGALLOC_REPORT_UNTAGGED */
 #endif /* CONFIG_MEM_ALLOC_PROFILING_DEBUG */
@@ -1129,4 +1180,5 @@ static int __init alloc_tag_init(void)
 		mem_alloc_profiling_enabled() ? "on" : "off");
 	return 0;
 }
-module_init(alloc_tag_init);
+/* Before any module can load: its tags need counters from the start. */
+core_initcall(alloc_tag_init);

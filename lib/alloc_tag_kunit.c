@@ -285,8 +285,6 @@ static void alloc_tag_test_pages(struct kunit *test)
 	expect_site(test, l2, PAGE_SIZE, 1);
 	expect_site(test, l3, 2 * PAGE_SIZE, 1);
 	expect_site(test, l4, PAGE_SIZE, 1);
-	KUNIT_EXPECT_PTR_EQ(test, alloc_tag_of_page(a),
-			    alloc_tag_find(__FILE__, l1, TEST_MODNAME));
 	__free_pages(a, 2);
 	__free_page(b);
 	free_pages(c, 1);
@@ -295,7 +293,6 @@ static void alloc_tag_test_pages(struct kunit *test)
 	expect_site(test, l2, 0, 0);
 	expect_site(test, l3, 0, 0);
 	expect_site(test, l4, 0, 0);
-	KUNIT_EXPECT_STRNEQ(test, alloc_tag_page_mode(), "none");
 }
 
 /*
@@ -313,8 +310,6 @@ static void alloc_tag_test_free_tail(struct kunit *test)
 	get_page(a);
 	__free_pages(a, 2);
 	expect_site(test, l1, PAGE_SIZE, 1);
-	KUNIT_EXPECT_PTR_EQ(test, alloc_tag_of_page(a),
-			    alloc_tag_find(__FILE__, l1, TEST_MODNAME));
 	put_page(a);
 	expect_site(test, l1, 0, 0);
 }
@@ -351,7 +346,6 @@ static void alloc_tag_test_folios(struct kunit *test)
 static void alloc_tag_test_migrate(struct kunit *test)
 {
 #ifdef CONFIG_MIGRATION
-	struct alloc_tag *tag;
 	struct folio *src, *dst;
 	unsigned int l1, l2;
 
@@ -368,9 +362,6 @@ static void alloc_tag_test_migrate(struct kunit *test)
 	folio_migrate_flags(dst, src);
 	folio_unlock(dst);
 	folio_unlock(src);
-	tag = alloc_tag_find(__FILE__, l1, TEST_MODNAME);
-	KUNIT_EXPECT_PTR_EQ(test, alloc_tag_of_page(&dst->page), tag);
-	KUNIT_EXPECT_NULL(test, alloc_tag_of_page(&src->page));
 	expect_site(test, l1, PAGE_SIZE, 1);
 	expect_site(test, l2, 0, 0);
 	folio_put(src);
@@ -503,6 +494,30 @@ static void alloc_tag_test_percpu(struct kunit *test)
  * profiling back on, decrements nothing.  Objects charged while on are
  * released when freed while off.
  */
+/*
+ * A sum of per-CPU counters read while objects move between CPUs can be
+ * negative for a moment; it is read as 0, never as a wrapped number.
+ */
+static void alloc_tag_test_negative_sum(struct kunit *test)
+{
+	DEFINE_ALLOC_TAG(tag);
+	struct alloc_tag_counters c;
+
+	this_cpu_add(tag.counters->bytes, -64);
+	this_cpu_add(tag.counters->calls, -1);
+	c = alloc_tag_read(&tag);
+	KUNIT_EXPECT_EQ(test, c.bytes, 0ULL);
+	KUNIT_EXPECT_EQ(test, c.calls, 0ULL);
+	this_cpu_add(tag.counters->bytes, 64 + 128);
+	this_cpu_add(tag.counters->calls, 1 + 2);
+	c = alloc_tag_read(&tag);
+	KUNIT_EXPECT_EQ(test, c.bytes, 128ULL);
+	KUNIT_EXPECT_EQ(test, c.calls, 2ULL);
+	/* Leave nothing charged, as a module's tags must be at unload. */
+	this_cpu_add(tag.counters->bytes, -128);
+	this_cpu_add(tag.counters->calls, -2);
+}
+
 static void alloc_tag_test_switch(struct kunit *test)
 {
 	unsigned int l1, l2;
@@ -555,6 +570,7 @@ static struct kunit_case alloc_tag_test_cases[] = {
 	KUNIT_CASE(alloc_tag_test_bulk_and_large),
 	KUNIT_CASE(alloc_tag_test_vmalloc),
 	KUNIT_CASE(alloc_tag_test_percpu),
+	KUNIT_CASE(alloc_tag_test_negative_sum),
 	KUNIT_CASE(alloc_tag_test_switch),
 	{}
 };
@@ -568,3 +584,4 @@ static struct kunit_suite alloc_tag_test_suite = {
 kunit_test_suites(&alloc_tag_test_suite);
 
 MODULE_LICENSE("GPL");
+MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);

@@ -4,11 +4,20 @@
  *
  * A tag type (allocation profiling is the first) keeps one static structure
  * per call site in an ELF section of its own.  This file finds those
- * sections in vmlinux and in modules as they load, lets the type walk all
- * of its tags, and, when a module goes away while its tags are still
- * referenced, keeps the module's memory until the type says the last
- * reference is gone.  The walk is done under a per-type rw_semaphore that
- * module load and unload take for writing.
+ * sections in vmlinux and in modules as they load, and lets the type walk
+ * all of its tags under a per-type rw_semaphore that module load and
+ * unload take for writing.
+ *
+ * Tags can be referenced after their module is gone: an object allocated
+ * by a module and still live when the module unloads keeps a pointer to
+ * its allocation tag.  So a module's tag sections do not live in the
+ * module's memory: the loader asks codetag_place_module_section() for a
+ * place of their own (in the module area, which the module's code can
+ * reach), and relocates the module's references to it.  At unload the
+ * module's memory is freed as usual; a type whose tags are still
+ * referenced keeps just the tags, with copies of the strings they point
+ * to, until it says they are no longer referenced.  That is asked again
+ * whenever a module loads or unloads.
  *
  * Nothing here runs on a hot path: the tags are found at boot and at module
  * load; the users of the tags touch them directly.
@@ -16,12 +25,15 @@
 #define pr_fmt(fmt) "codetag: " fmt
 
 #include <linux/codetag.h>
+#include <linux/genalloc.h>
+#include <linux/mm.h>
 #include <linux/module.h>
+#include <linux/moduleloader.h>
+#include <linux/sizes.h>
 #include <linux/rwsem.h>
 #include <linux/seq_buf.h>
 #include <linux/slab.h>
 #include <linux/string.h>
-#include <linux/workqueue.h>
 
 /* One range of tags: vmlinux, or one type's section in one module. */
 struct ct_range {
@@ -29,16 +41,24 @@ struct ct_range {
 	struct list_head node;		/* in codetag_type.ranges, by id */
 	unsigned long id;
 	struct ct_module *cmod;		/* NULL for vmlinux */
+	bool owns_section;		/* frees r.start..r.stop when deleted */
+	char *strings;			/* copies made at unload, or NULL */
 };
 
-/* A loaded module that carries tags of at least one type. */
+/* A section placed outside a module's memory, not yet a range. */
+struct ct_section {
+	struct list_head node;		/* in ct_module.sections */
+	void *start;
+	size_t size;
+};
+
+/* A module that carries tags of at least one type. */
 struct ct_module {
 	struct list_head node;		/* in ct_modules */
-	struct module *mod;
+	struct module *mod;		/* NULL once unloaded */
 	char name[MODULE_NAME_LEN];
 	unsigned int nr_ranges;		/* ranges still listed */
-	bool unloading;			/* free_module() has started */
-	bool retained;			/* its memory is now ours to free */
+	struct list_head sections;	/* placed, not (yet) in a range */
 };
 
 struct codetag_type {
@@ -50,14 +70,13 @@ struct codetag_type {
 	size_t count;
 };
 
-/* Protects codetag_types and ct_modules; taken before any type's lock. */
+/*
+ * Protects codetag_types, ct_modules and the module ranges' ownership of
+ * their memory; taken before any type's lock.
+ */
 static DEFINE_MUTEX(codetag_lock);
 static LIST_HEAD(codetag_types);
 static LIST_HEAD(ct_modules);
-
-static void codetag_release_work(struct work_struct *work);
-static DECLARE_DELAYED_WORK(codetag_release_dwork, codetag_release_work);
-#define CODETAG_RELEASE_INTERVAL	(5 * HZ)
 
 static size_t range_size(struct codetag_type *cttype, struct codetag_range *r)
 {
@@ -77,13 +96,19 @@ static bool range_valid(const struct codetag_type_desc *desc, void *start,
 	       bytes % desc->tag_size == 0;
 }
 
-/* Caller holds cttype->lock for writing. */
+#ifdef CONFIG_MODULES
+static void ct_section_free(void *start, size_t size);
+#else
+static inline void ct_section_free(void *start, size_t size) {}
+#endif
+
 static struct ct_range *ct_add_range(struct codetag_type *cttype,
 				     struct ct_module *cmod, void *start,
 				     size_t bytes)
 {
 	struct ct_range *range = kzalloc(sizeof(*range), GFP_KERNEL);
 
+	lockdep_assert_held_write(&cttype->lock);
 	if (!range)
 		return NULL;
 	range->r.start = start;
@@ -94,16 +119,23 @@ static struct ct_range *ct_add_range(struct codetag_type *cttype,
 	range->id = cttype->next_id++;
 	list_add_tail(&range->node, &cttype->ranges);
 	cttype->count += range_size(cttype, &range->r);
+	if (cmod)
+		cmod->nr_ranges++;
 	return range;
 }
 
-/* Caller holds cttype->lock for writing. */
+/* Unlist a range, and free its section if it owns it. */
 static void ct_del_range(struct codetag_type *cttype, struct ct_range *range)
 {
+	lockdep_assert_held_write(&cttype->lock);
 	cttype->count -= range_size(cttype, &range->r);
 	list_del(&range->node);
 	if (range->cmod)
 		range->cmod->nr_ranges--;
+	if (range->owns_section)
+		ct_section_free(range->r.start,
+				(char *)range->r.stop - (char *)range->r.start);
+	kfree(range->strings);
 	kfree(range);
 }
 
@@ -147,11 +179,14 @@ struct codetag_type *codetag_register_type(const struct codetag_type_desc *desc)
 	cttype->desc = *desc;
 	init_rwsem(&cttype->lock);
 	INIT_LIST_HEAD(&cttype->ranges);
+	down_write(&cttype->lock);
 	if (!ct_add_range(cttype, NULL, desc->vmlinux_start, bytes)) {
+		up_write(&cttype->lock);
 		kfree(cttype);
 		cttype = ERR_PTR(-ENOMEM);
 		goto out;
 	}
+	up_write(&cttype->lock);
 	list_add_tail(&cttype->node, &codetag_types);
 out:
 	mutex_unlock(&codetag_lock);
@@ -159,8 +194,9 @@ out:
 }
 
 /**
- * codetag_unregister_type() - forget a tag type (for tests)
- * @cttype: a type returned by codetag_register_type()
+ * codetag_unregister_type() - forget a tag type
+ * @cttype: a type returned by codetag_register_type() whose tags live only
+ *	in vmlinux (the framework's own tests register such types)
  *
  * Context: process context, may sleep.
  */
@@ -171,8 +207,10 @@ void codetag_unregister_type(struct codetag_type *cttype)
 	mutex_lock(&codetag_lock);
 	list_del(&cttype->node);
 	down_write(&cttype->lock);
-	list_for_each_entry_safe(range, tmp, &cttype->ranges, node)
+	list_for_each_entry_safe(range, tmp, &cttype->ranges, node) {
+		WARN_ON_ONCE(range->cmod);
 		ct_del_range(cttype, range);
+	}
 	up_write(&cttype->lock);
 	mutex_unlock(&codetag_lock);
 	kfree(cttype);
@@ -218,7 +256,8 @@ void codetag_unlock_module_list(struct codetag_type *cttype)
  * @cttype: the type
  *
  * Context: under codetag_lock_module_list() for a stable answer.
- * Return: the number of tags.
+ * Return: the number of tags, those of unloaded modules still listed
+ * included.
  */
 size_t codetag_type_count(struct codetag_type *cttype)
 {
@@ -298,36 +337,294 @@ void codetag_to_text(struct seq_buf *out, const struct codetag *ct,
 }
 
 #ifdef CONFIG_MODULES
+/* ---------------------------------------------------------------------- */
+/* Module tag sections: placed outside the module, possibly outliving it   */
+
+/*
+ * Tag sections of all modules share chunks of the module area, handed out
+ * by a gen_pool: a module's code reaches its tags with the same relocations
+ * as its own data.  Chunks are not returned; they hold at most as many tags
+ * as were loaded at once.
+ */
+#define CT_CHUNK_SIZE	SZ_64K
+static struct gen_pool *ct_pool;
+
+static void *ct_section_alloc(size_t size)
+{
+	unsigned long addr;
+	size_t chunk;
+	void *mem;
+
+	lockdep_assert_held(&codetag_lock);
+	if (!ct_pool) {
+		ct_pool = gen_pool_create(ilog2(8), NUMA_NO_NODE);
+		if (!ct_pool)
+			return NULL;
+	}
+	addr = gen_pool_alloc(ct_pool, size);
+	if (addr)
+		return (void *)addr;
+	chunk = max_t(size_t, CT_CHUNK_SIZE, PAGE_ALIGN(size));
+	mem = module_alloc(chunk);
+	if (!mem)
+		return NULL;
+	if (gen_pool_add(ct_pool, (unsigned long)mem, chunk, NUMA_NO_NODE)) {
+		module_memfree(mem);
+		return NULL;
+	}
+	return (void *)gen_pool_alloc(ct_pool, size);
+}
+
+static void ct_section_free(void *start, size_t size)
+{
+	if (size)
+		gen_pool_free(ct_pool, (unsigned long)start, size);
+}
+
+static struct codetag_type *find_type(const char *section)
+{
+	struct codetag_type *cttype;
+
+	lockdep_assert_held(&codetag_lock);
+	list_for_each_entry(cttype, &codetag_types, node)
+		if (!strcmp(cttype->desc.section, section))
+			return cttype;
+	return NULL;
+}
+
 static struct ct_module *find_cmod(struct module *mod)
 {
 	struct ct_module *cmod;
 
+	lockdep_assert_held(&codetag_lock);
 	list_for_each_entry(cmod, &ct_modules, node)
-		if (cmod->mod == mod && !cmod->retained)
+		if (cmod->mod == mod)
 			return cmod;
 	return NULL;
 }
 
-/* Drop the ranges of @cmod, asking each type; caller holds codetag_lock. */
-static void release_ranges(struct ct_module *cmod, bool ask)
+static struct ct_module *get_cmod(struct module *mod)
 {
+	struct ct_module *cmod = find_cmod(mod);
+
+	if (cmod)
+		return cmod;
+	cmod = kzalloc(sizeof(*cmod), GFP_KERNEL);
+	if (!cmod)
+		return NULL;
+	cmod->mod = mod;
+	strscpy(cmod->name, mod->name, sizeof(cmod->name));
+	INIT_LIST_HEAD(&cmod->sections);
+	list_add_tail(&cmod->node, &ct_modules);
+	return cmod;
+}
+
+/* Free @cmod if nothing of it is left. */
+static void put_cmod(struct ct_module *cmod)
+{
+	lockdep_assert_held(&codetag_lock);
+	if (cmod->nr_ranges || !list_empty(&cmod->sections))
+		return;
+	list_del(&cmod->node);
+	kfree(cmod);
+}
+
+/**
+ * codetag_module_section() - is this a section of a tag type?
+ * @name: the name of a module's ELF section
+ *
+ * The module loader does not lay such a section out in the module's
+ * memory, and places it with codetag_place_module_section() instead.
+ *
+ * Context: module loader, process context.
+ * Return: true if a registered tag type keeps its tags in @name.
+ */
+bool codetag_module_section(const char *name)
+{
+	bool found;
+
+	mutex_lock(&codetag_lock);
+	found = find_type(name);
+	mutex_unlock(&codetag_lock);
+	return found;
+}
+
+/**
+ * codetag_place_module_section() - memory for a module's tag section
+ * @mod: the module being loaded
+ * @name: the section, one for which codetag_module_section() is true
+ * @src: its contents, or NULL for a section without contents
+ * @size: its size
+ *
+ * The memory is owned by the framework from now on; it is freed when the
+ * module's tags are no longer referenced after unload, or by
+ * codetag_unload_module() if the load fails.
+ *
+ * Context: module loader, process context, before relocation.
+ * Return: the new address of the section, or NULL if out of memory.
+ */
+void *codetag_place_module_section(struct module *mod, const char *name,
+				   const void *src, size_t size)
+{
+	struct ct_section *sec;
+	struct ct_module *cmod;
+	void *dst = NULL;
+
+	mutex_lock(&codetag_lock);
+	cmod = get_cmod(mod);
+	sec = kzalloc(sizeof(*sec), GFP_KERNEL);
+	if (!cmod || !sec)
+		goto out;
+	dst = size ? ct_section_alloc(size) : ZERO_SIZE_PTR;
+	if (!dst)
+		goto out;
+	if (size && src)
+		memcpy(dst, src, size);
+	else if (size)
+		memset(dst, 0, size);
+	sec->start = dst;
+	sec->size = size;
+	list_add_tail(&sec->node, &cmod->sections);
+	sec = NULL;
+out:
+	kfree(sec);
+	if (cmod)
+		put_cmod(cmod);
+	mutex_unlock(&codetag_lock);
+	return dst;
+}
+
+/* The section placed at @start, or NULL if the loader did not place it. */
+static struct ct_section *placed_section(struct ct_module *cmod, void *start,
+					 size_t size)
+{
+	struct ct_section *sec;
+
+	list_for_each_entry(sec, &cmod->sections, node)
+		if (sec->start == start && sec->size == size)
+			return sec;
+	return NULL;
+}
+
+/* The strings a range's tags point to, and their copies. */
+struct ct_strings {
+	const char **old;
+	const char **new;
+	size_t n;
+	size_t len;
+};
+
+/* Note @s if it is in @mod's memory and not noted yet. */
+static void note_string(struct ct_strings *cs, const char *s,
+			struct module *mod)
+{
+	size_t i;
+
+	if (!s || !within_module((unsigned long)s, mod))
+		return;
+	for (i = 0; i < cs->n; i++)
+		if (cs->old[i] == s)
+			return;
+	cs->old[cs->n++] = s;
+	cs->len += strlen(s) + 1;
+}
+
+/* The copy of @s, or @s if it was not in the module's memory. */
+static const char *copied_string(struct ct_strings *cs, const char *s)
+{
+	size_t i;
+
+	for (i = 0; i < cs->n; i++)
+		if (cs->old[i] == s)
+			return cs->new[i];
+	return s;
+}
+
+/*
+ * A range outlives its module: point its tags' strings, which are in the
+ * module's memory, at copies.  Strings shared by several tags are copied
+ * once.  Without memory for the copies they point at "?" instead.
+ */
+static void copy_range_strings(struct codetag_type *cttype,
+			       struct ct_range *range, struct module *mod)
+{
+	size_t i, n = range_size(cttype, &range->r);
+	struct ct_strings cs = { };
+	struct codetag *ct;
+	char *p;
+
+	cs.old = kmalloc_array(3 * n, sizeof(*cs.old), GFP_KERNEL);
+	cs.new = kmalloc_array(3 * n, sizeof(*cs.new), GFP_KERNEL);
+	if (!cs.old || !cs.new)
+		goto fail;
+	for (i = 0; i < n; i++) {
+		ct = range_tag(cttype, &range->r, i);
+		note_string(&cs, ct->modname, mod);
+		note_string(&cs, ct->function, mod);
+		note_string(&cs, ct->filename, mod);
+	}
+	p = kmalloc(cs.len ?: 1, GFP_KERNEL);
+	if (!p)
+		goto fail;
+	range->strings = p;
+	for (i = 0; i < cs.n; i++) {
+		size_t l = strlen(cs.old[i]) + 1;
+
+		cs.new[i] = memcpy(p, cs.old[i], l);
+		p += l;
+	}
+	for (i = 0; i < n; i++) {
+		ct = range_tag(cttype, &range->r, i);
+		ct->modname = copied_string(&cs, ct->modname);
+		ct->function = copied_string(&cs, ct->function);
+		ct->filename = copied_string(&cs, ct->filename);
+	}
+	kfree(cs.old);
+	kfree(cs.new);
+	return;
+fail:
+	kfree(cs.old);
+	kfree(cs.new);
+	pr_warn("%s: no memory to keep the names of its tags\n",
+		range->r.modname);
+	for (i = 0; i < n; i++) {
+		ct = range_tag(cttype, &range->r, i);
+		if (within_module((unsigned long)ct->modname, mod))
+			ct->modname = "?";
+		if (within_module((unsigned long)ct->function, mod))
+			ct->function = "?";
+		if (within_module((unsigned long)ct->filename, mod))
+			ct->filename = "?";
+	}
+}
+
+/*
+ * Ask each type whether the ranges of unloaded modules are still
+ * referenced, and drop those that are not.  Runs at every module load and
+ * unload: that is when the memory and numbers they hold are wanted.
+ */
+static void release_unloaded(void)
+{
+	struct ct_module *cmod, *tmp_cmod;
 	struct codetag_type *cttype;
 	struct ct_range *range, *tmp;
 
+	lockdep_assert_held(&codetag_lock);
 	list_for_each_entry(cttype, &codetag_types, node) {
 		down_write(&cttype->lock);
 		list_for_each_entry_safe(range, tmp, &cttype->ranges, node) {
-			if (range->cmod != cmod)
+			if (!range->r.unloaded)
 				continue;
-			if (ask && cttype->desc.module_unload &&
-			    cttype->desc.module_unload(cttype, &range->r)) {
-				range->r.unloaded = true;
+			if (cttype->desc.module_unload &&
+			    cttype->desc.module_unload(cttype, &range->r))
 				continue;
-			}
 			ct_del_range(cttype, range);
 		}
 		up_write(&cttype->lock);
 	}
+	list_for_each_entry_safe(cmod, tmp_cmod, &ct_modules, node)
+		if (!cmod->mod)
+			put_cmod(cmod);
 }
 
 /**
@@ -337,8 +634,9 @@ static void release_ranges(struct ct_module *cmod, bool ask)
  * @data: passed to @find_section
  *
  * Context: module loader, process context.
- * Return: 0, or the error of a type's module_load callback or -ENOMEM; on
- * error nothing is left registered.
+ * Return: 0, or the error of a type's module_load callback, -EINVAL for a
+ * malformed section, or -ENOMEM.  On error, as on any failed load, the
+ * loader calls codetag_unload_module(), which undoes what was done.
  */
 int codetag_load_module(struct module *mod,
 			void *(*find_section)(void *data, const char *name,
@@ -346,19 +644,17 @@ int codetag_load_module(struct module *mod,
 			void *data)
 {
 	struct codetag_type *cttype;
+	struct ct_section *sec;
+	struct ct_range *range;
 	struct ct_module *cmod;
 	int err = 0;
 
-	cmod = kzalloc(sizeof(*cmod), GFP_KERNEL);
-	if (!cmod)
-		return -ENOMEM;
-	cmod->mod = mod;
-	strscpy(cmod->name, mod->name, sizeof(cmod->name));
-
 	mutex_lock(&codetag_lock);
-	list_add_tail(&cmod->node, &ct_modules);
+	release_unloaded();
+	cmod = find_cmod(mod);
+	if (!cmod)
+		goto out;	/* no tag sections */
 	list_for_each_entry(cttype, &codetag_types, node) {
-		struct ct_range *range;
 		size_t bytes = 0;
 		void *start;
 
@@ -372,111 +668,83 @@ int codetag_load_module(struct module *mod,
 			err = -EINVAL;
 			break;
 		}
+		sec = placed_section(cmod, start, bytes);
+		if (!sec) {
+			/* The type registered after the module was laid out. */
+			pr_warn("%s: tags of %s not registered (loaded too early)\n",
+				cmod->name, cttype->desc.section);
+			continue;
+		}
 		down_write(&cttype->lock);
 		range = ct_add_range(cttype, cmod, start, bytes);
-		if (range) {
-			cmod->nr_ranges++;
-			if (cttype->desc.module_load)
-				err = cttype->desc.module_load(cttype,
-							       &range->r);
-			if (err)
-				ct_del_range(cttype, range);
-		} else {
+		if (!range)
 			err = -ENOMEM;
+		else if (cttype->desc.module_load)
+			err = cttype->desc.module_load(cttype, &range->r);
+		if (range && err) {
+			ct_del_range(cttype, range);
+		} else if (range) {
+			/* The range frees the section from now on. */
+			range->owns_section = true;
+			list_del(&sec->node);
+			kfree(sec);
 		}
 		up_write(&cttype->lock);
 		if (err)
 			break;
 	}
-	if (err || !cmod->nr_ranges) {
-		/* The module never ran: no tag of it can be referenced. */
-		release_ranges(cmod, false);
-		list_del(&cmod->node);
-		kfree(cmod);
-	}
+out:
 	mutex_unlock(&codetag_lock);
 	return err;
 }
 
 /**
- * codetag_unload_module() - a module is going away
- * @mod: the module
+ * codetag_unload_module() - a module is going away, or failed to load
+ * @mod: the module; its memory is still there
  *
- * Each type is asked whether the module's tags are still referenced.  Those
- * that are stay listed, marked unloaded.
+ * Each type is asked whether the module's tags are still referenced.  The
+ * ranges of those that are stay listed, marked unloaded, with copies of
+ * their strings; everything else of the module is freed.  Call it before
+ * freeing the module's memory; calling it again does nothing.
  *
  * Context: module loader, process context.
- * Return: true if the module's memory must not be freed now; the loader
- * then calls codetag_retain_module() once it is done with the module, and
- * the memory is freed by module_free_retained() when the last reference
- * is gone.
  */
-bool codetag_unload_module(struct module *mod)
+void codetag_unload_module(struct module *mod)
 {
+	struct codetag_type *cttype;
+	struct ct_range *range, *tmp;
+	struct ct_section *sec, *stmp;
 	struct ct_module *cmod;
-	bool keep = false;
 
 	mutex_lock(&codetag_lock);
 	cmod = find_cmod(mod);
-	if (cmod) {
-		cmod->unloading = true;
-		release_ranges(cmod, true);
-		keep = cmod->nr_ranges;
-		if (!keep) {
-			list_del(&cmod->node);
-			kfree(cmod);
+	if (!cmod)
+		goto out;	/* no tags, but it may have freed others' */
+	list_for_each_entry(cttype, &codetag_types, node) {
+		down_write(&cttype->lock);
+		list_for_each_entry_safe(range, tmp, &cttype->ranges, node) {
+			if (range->cmod != cmod)
+				continue;
+			range->r.mod = NULL;
+			if (cttype->desc.module_unload &&
+			    cttype->desc.module_unload(cttype, &range->r)) {
+				copy_range_strings(cttype, range, mod);
+				range->r.unloaded = true;
+				continue;
+			}
+			ct_del_range(cttype, range);
 		}
+		up_write(&cttype->lock);
 	}
-	mutex_unlock(&codetag_lock);
-	return keep;
-}
-
-/**
- * codetag_retain_module() - take over the memory of an unloaded module
- * @mod: a module for which codetag_unload_module() returned true
- *
- * Context: module loader, after it stopped touching @mod.
- */
-void codetag_retain_module(struct module *mod)
-{
-	struct ct_module *cmod;
-
-	mutex_lock(&codetag_lock);
-	list_for_each_entry(cmod, &ct_modules, node) {
-		if (cmod->mod == mod && cmod->unloading && !cmod->retained) {
-			cmod->retained = true;
-			pr_info("%s: unloaded with tags still referenced; keeping its memory\n",
-				cmod->name);
-			break;
-		}
+	list_for_each_entry_safe(sec, stmp, &cmod->sections, node) {
+		ct_section_free(sec->start, sec->size);
+		list_del(&sec->node);
+		kfree(sec);
 	}
+	cmod->mod = NULL;
+	put_cmod(cmod);
+out:
+	release_unloaded();
 	mutex_unlock(&codetag_lock);
-	schedule_delayed_work(&codetag_release_dwork, CODETAG_RELEASE_INTERVAL);
-}
-
-static void codetag_release_work(struct work_struct *work)
-{
-	struct ct_module *cmod, *tmp;
-	bool pending = false;
-
-	mutex_lock(&codetag_lock);
-	list_for_each_entry_safe(cmod, tmp, &ct_modules, node) {
-		if (!cmod->retained)
-			continue;
-		release_ranges(cmod, true);
-		if (cmod->nr_ranges) {
-			pending = true;
-			continue;
-		}
-		pr_info("%s: last tag reference gone, freeing its memory\n",
-			cmod->name);
-		list_del(&cmod->node);
-		module_free_retained(cmod->mod);
-		kfree(cmod);
-	}
-	mutex_unlock(&codetag_lock);
-	if (pending)
-		schedule_delayed_work(&codetag_release_dwork,
-				      CODETAG_RELEASE_INTERVAL);
 }
 #endif /* CONFIG_MODULES */

@@ -16,51 +16,40 @@ struct ct_test_tag {
 	u64 cookie;
 } __aligned(8);
 
-#define CT_TEST_SECTION "codetag_kunit_tags"
-
-#define DEFINE_CT_TEST_TAG(_name, _cookie)				\
-	static struct ct_test_tag _name __used __aligned(8)		\
-	__section(CT_TEST_SECTION) = {					\
-		.ct = CODE_TAG_INIT,					\
-		.cookie = (_cookie),					\
-	}
-
-extern struct ct_test_tag __start_codetag_kunit_tags[];
-extern struct ct_test_tag __stop_codetag_kunit_tags[];
+/* Sections of types registered here: no module carries them. */
+#define CT_TEST_SECTION		"codetag_kunit_tags"
+#define CT_TEST_OTHER_SECTION	"codetag_kunit_other"
 
 #define NR_SITES 3
+
+/*
+ * The tags of the test type, standing in for the tags a linker section
+ * would give vmlinux: an array of tags, one per line, each with a cookie
+ * to recognise it.
+ */
 static unsigned int site_line[NR_SITES];
-
-/* Each site records its line on the line that defines its tag. */
-static struct ct_test_tag *site_one(void)
+static struct ct_test_tag *test_tags(void)
 {
-	DEFINE_CT_TEST_TAG(t, 0xc0de0001); site_line[0] = __LINE__;
-	return &t;
-}
+	const unsigned int first = __LINE__ + 2;	/* the line of tags[0] */
+	static struct ct_test_tag tags[NR_SITES] __aligned(8) = {
+		{ .ct = CODE_TAG_INIT, .cookie = 0xc0de0001 },
+		{ .ct = CODE_TAG_INIT, .cookie = 0xc0de0002 },
+		{ .ct = CODE_TAG_INIT, .cookie = 0xc0de0003 },
+	};
+	int i;
 
-static struct ct_test_tag *site_two(void)
-{
-	DEFINE_CT_TEST_TAG(t, 0xc0de0002); site_line[1] = __LINE__;
-	return &t;
+	for (i = 0; i < NR_SITES; i++)
+		site_line[i] = first + i;
+	return tags;
 }
-
-static struct ct_test_tag *site_three(void)
-{
-	DEFINE_CT_TEST_TAG(t, 0xc0de0003); site_line[2] = __LINE__;
-	return &t;
-}
-
-static const char * const site_func[NR_SITES] = {
-	"site_one", "site_two", "site_three",
-};
 
 static struct codetag_type_desc test_desc(void)
 {
 	struct codetag_type_desc desc = {
 		.section	= CT_TEST_SECTION,
 		.tag_size	= sizeof(struct ct_test_tag),
-		.vmlinux_start	= &__start_codetag_kunit_tags->ct,
-		.vmlinux_stop	= &__stop_codetag_kunit_tags->ct,
+		.vmlinux_start	= &test_tags()[0].ct,
+		.vmlinux_stop	= (struct codetag *)(test_tags() + NR_SITES),
 	};
 
 	return desc;
@@ -71,10 +60,6 @@ static int codetag_test_init(struct kunit *test)
 	struct codetag_type_desc desc = test_desc();
 	struct codetag_type *cttype;
 
-	/* Run the sites so that their lines are recorded. */
-	site_one();
-	site_two();
-	site_three();
 	cttype = codetag_register_type(&desc);
 	KUNIT_ASSERT_FALSE_MSG(test, IS_ERR(cttype), "register: %ld",
 			       PTR_ERR(cttype));
@@ -115,7 +100,7 @@ static void codetag_test_iterate_all(struct kunit *test)
 		seen[i]++;
 		KUNIT_EXPECT_EQ(test, ct->lineno, site_line[i]);
 		KUNIT_EXPECT_STREQ(test, ct->filename, "lib/codetag_kunit.c");
-		KUNIT_EXPECT_STREQ(test, ct->function, site_func[i]);
+		KUNIT_EXPECT_STREQ(test, ct->function, "test_tags");
 		KUNIT_EXPECT_STREQ(test, ct->modname, KBUILD_MODNAME);
 	}
 	codetag_unlock_module_list(cttype);
@@ -179,14 +164,14 @@ static void codetag_test_to_text(struct kunit *test)
 {
 	struct codetag_range vmlinux = { .modname = "" };
 	struct codetag_range mod = { .modname = "some_mod" };
-	struct ct_test_tag *t = site_two();
+	struct ct_test_tag *t = &test_tags()[1];
 	char buf[128], want[128];
 	struct seq_buf sb;
 
 	seq_buf_init(&sb, buf, sizeof(buf));
 	codetag_to_text(&sb, &t->ct, &vmlinux);
 	seq_buf_putc(&sb, '\0');
-	snprintf(want, sizeof(want), "lib/codetag_kunit.c:%u func:site_two",
+	snprintf(want, sizeof(want), "lib/codetag_kunit.c:%u func:test_tags",
 		 site_line[1]);
 	KUNIT_EXPECT_STREQ(test, buf, want);
 
@@ -194,7 +179,7 @@ static void codetag_test_to_text(struct kunit *test)
 	codetag_to_text(&sb, &t->ct, &mod);
 	seq_buf_putc(&sb, '\0');
 	snprintf(want, sizeof(want),
-		 "lib/codetag_kunit.c:%u [some_mod] func:site_two",
+		 "lib/codetag_kunit.c:%u [some_mod] func:test_tags",
 		 site_line[1]);
 	KUNIT_EXPECT_STREQ(test, buf, want);
 }
@@ -220,7 +205,7 @@ static void codetag_test_bad_size(struct kunit *test)
 	struct codetag_type *cttype;
 	int i;
 
-	desc.section = "codetag_kunit_other";
+	desc.section = CT_TEST_OTHER_SECTION;
 	for (i = 0; i < ARRAY_SIZE(bad); i++) {
 		desc.tag_size = bad[i];
 		cttype = codetag_register_type(&desc);
@@ -232,7 +217,7 @@ static void codetag_test_bad_size(struct kunit *test)
 
 	/* A vmlinux range that is not a whole number of tags. */
 	desc = test_desc();
-	desc.section = "codetag_kunit_other";
+	desc.section = CT_TEST_OTHER_SECTION;
 	desc.vmlinux_stop = (struct codetag *)((char *)desc.vmlinux_stop - 8);
 	cttype = codetag_register_type(&desc);
 	KUNIT_EXPECT_EQ(test, PTR_ERR_OR_ZERO(cttype), -EINVAL);

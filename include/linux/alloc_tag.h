@@ -58,6 +58,14 @@ struct alloc_tag {
 	struct alloc_tag_counters __percpu *counters;
 } __aligned(8);
 
+/*
+ * A tag value that means "deliberately not charged": set as the task's tag
+ * while profiling allocates its own metadata, and stored as an object's tag
+ * under CONFIG_MEM_ALLOC_PROFILING_DEBUG for objects that were allocated
+ * while profiling was on but could not be charged.
+ */
+#define ALLOC_TAG_NONE		((struct alloc_tag *)1UL)
+
 /* Memory profiling uses for itself, reported at boot and by show_mem(). */
 enum alloc_tag_meta {
 	ALLOC_TAG_META_SLAB,	/* slab object extension vectors */
@@ -78,14 +86,6 @@ extern struct alloc_tag __start_alloc_tags[];
 extern struct alloc_tag __stop_alloc_tags[];
 
 /*
- * A tag value that means "deliberately not charged": set as the task's tag
- * while profiling allocates its own metadata, and stored as an object's tag
- * under CONFIG_MEM_ALLOC_PROFILING_DEBUG for objects that were allocated
- * while profiling was on but could not be charged.
- */
-#define ALLOC_TAG_NONE		((struct alloc_tag *)1UL)
-
-/*
  * In codetag.flags: an allocation at this site could not be charged because
  * profiling's own metadata could not be allocated; its counters are low.
  * The other bits hold the page-tag index of module tags.
@@ -98,16 +98,17 @@ static __always_inline bool alloc_tag_is_real(const struct alloc_tag *tag)
 }
 
 /*
- * The hooks' static branches are laid out for "on" whatever the default
- * (static_branch_likely()).  At -Os GCC keeps an "unlikely" body in line
- * and jumps over it, so a disabled hook would cost a no-op and a jump
- * where the "on" layout costs one jump; at -O2 the "unlikely" layout also
- * measured one instruction more per allocation and free (BENCHMARKS.md).
+ * Two keys: whether allocations are charged now (vm.mem_profiling), and
+ * whether profiling has ever been enabled since boot, which frees must
+ * know (see mem_alloc_profiling_ever_enabled()).  The hooks test both with
+ * static_branch_likely() whatever the configured default: while profiling
+ * is on, the charging code then runs straight through, and while it is off
+ * each hook is one patched jump either way.
  */
 DECLARE_STATIC_KEY_MAYBE(CONFIG_MEM_ALLOC_PROFILING_ENABLED_BY_DEFAULT,
 			 mem_alloc_profiling_key);
 DECLARE_STATIC_KEY_MAYBE(CONFIG_MEM_ALLOC_PROFILING_ENABLED_BY_DEFAULT,
-			 mem_alloc_profiling_free_key);
+			 mem_alloc_profiling_ever_key);
 
 /**
  * mem_alloc_profiling_enabled() - do allocations get charged now?
@@ -120,31 +121,39 @@ static __always_inline bool mem_alloc_profiling_enabled(void)
 }
 
 /**
- * mem_alloc_profiling_free_enabled() - do frees look for a tag?
+ * mem_alloc_profiling_ever_enabled() - has profiling been on since boot?
  *
- * Once profiling has been on, objects charged then may be freed at any
- * later time, also after profiling was switched off, and their tag must be
- * decremented and cleared so that the object's slot never carries a stale
- * tag into a later allocation.  So this stays true from the first time
- * profiling is enabled.
+ * Objects charged while profiling was on may be freed at any later time,
+ * also after it was switched off, and their tag must then be decremented
+ * and cleared so that the object's slot never carries a stale tag into a
+ * later allocation.  So frees look for a tag from the first time profiling
+ * is enabled on.
  *
- * Return: true if profiling has ever been enabled since boot.
+ * Return: true if profiling has been enabled at any time since boot.
  */
-static __always_inline bool mem_alloc_profiling_free_enabled(void)
+static __always_inline bool mem_alloc_profiling_ever_enabled(void)
 {
-	return static_branch_likely(&mem_alloc_profiling_free_key);
+	return static_branch_likely(&mem_alloc_profiling_ever_key);
 }
 
 struct alloc_tag_counters alloc_tag_read(struct alloc_tag *tag);
 void alloc_tag_metadata_failed(struct alloc_tag *tag);
 void alloc_tag_meta_add(enum alloc_tag_meta kind, long bytes);
-int mem_alloc_profiling_switch(bool on);
 void alloc_tag_show_mem(void);
-struct page;
-const char *alloc_tag_page_mode(void);
-struct alloc_tag *alloc_tag_of_page(struct page *page);
+
+#if defined(CONFIG_SLAB_OBJ_EXT) && defined(CONFIG_MEMCG_KMEM)
+/* mm/slab_common.c: the slab object extension drops the tag ("never"). */
+void slab_obj_ext_drop_tags(void);
+#else
+static inline void slab_obj_ext_drop_tags(void) {}
+#endif
+
+#if IS_ENABLED(CONFIG_KUNIT)
+/* For the KUnit suite only. */
+int mem_alloc_profiling_switch(bool on);
 struct alloc_tag *alloc_tag_find(const char *file, unsigned int line,
 				 const char *modname);
+#endif
 
 #ifdef CONFIG_MEM_ALLOC_PROFILING_DEBUG
 void alloc_tag_check_unused(struct alloc_tag **ref);
@@ -266,7 +275,7 @@ static __always_inline void alloc_tag_restore(struct alloc_tag *old)
  */
 #define alloc_hooks_tag(_tag, _do_alloc)				\
 ({									\
-	bool _prof = mem_alloc_profiling_free_enabled();		\
+	bool _prof = mem_alloc_profiling_ever_enabled();		\
 	struct alloc_tag *_old = NULL;					\
 	typeof(_do_alloc) _res;						\
 									\
@@ -298,7 +307,7 @@ static inline bool mem_alloc_profiling_enabled(void)
 	return false;
 }
 
-static inline bool mem_alloc_profiling_free_enabled(void)
+static inline bool mem_alloc_profiling_ever_enabled(void)
 {
 	return false;
 }
@@ -315,9 +324,6 @@ static inline void alloc_tag_show_mem(void)
 static inline void alloc_tag_meta_add(enum alloc_tag_meta kind, long bytes)
 {
 }
-
-/* Profiling's own metadata allocations use these unconditionally. */
-#define ALLOC_TAG_NONE		NULL
 
 static inline struct alloc_tag *alloc_tag_save(struct alloc_tag *tag)
 {

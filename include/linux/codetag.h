@@ -54,10 +54,10 @@ struct codetag {
  *	loaded, before its code runs; a non-zero return fails the load
  * @module_unload: optional, called when such a module goes away or, later,
  *	to ask again; return true while the module's tags are still referenced
- *	(for example by live allocations).  The framework then keeps the
- *	module's memory, keeps listing the tags and asks again later; resources
- *	the type attached in @module_load must be released only when it
- *	returns false.
+ *	(for example by live allocations).  The framework then keeps the tags
+ *	(not the module), with copies of their strings, keeps listing them and
+ *	asks again at the next module load or unload; resources the type
+ *	attached in @module_load must be released only when it returns false.
  */
 struct codetag_type_desc {
 	const char *section;
@@ -76,7 +76,8 @@ struct codetag_type_desc {
  * @stop: end of the tags
  * @mod: the module, or NULL for vmlinux
  * @modname: the module's name ("" for vmlinux); stays valid after unload
- * @unloaded: the module is gone but its tags are still referenced
+ * @unloaded: the module is gone but its tags are still referenced (@mod
+ *	is NULL then)
  */
 struct codetag_range {
 	struct codetag *start;
@@ -106,11 +107,6 @@ struct codetag_iterator {
 	unsigned long index;
 };
 
-#ifdef CONFIG_MODULES
-/* Provided by the module loader: frees a module kept after unload. */
-void module_free_retained(struct module *mod);
-#endif
-
 #ifdef CONFIG_CODE_TAGGING
 
 struct codetag_type *codetag_register_type(const struct codetag_type_desc *desc);
@@ -124,19 +120,32 @@ void codetag_to_text(struct seq_buf *out, const struct codetag *ct,
 		     const struct codetag_range *range);
 size_t codetag_type_count(struct codetag_type *cttype);
 
-#ifdef CONFIG_MODULES
+#endif /* CONFIG_CODE_TAGGING */
+
+#if defined(CONFIG_CODE_TAGGING) && defined(CONFIG_MODULES)
 /* Called by the module loader only. */
+bool codetag_module_section(const char *name);
+void *codetag_place_module_section(struct module *mod, const char *name,
+				   const void *src, size_t size);
 int codetag_load_module(struct module *mod,
 			void *(*find_section)(void *data, const char *name,
 					      size_t *size),
 			void *data);
-bool codetag_unload_module(struct module *mod);
-void codetag_retain_module(struct module *mod);
-#endif
-
-#else /* CONFIG_CODE_TAGGING */
-
+void codetag_unload_module(struct module *mod);
+#else
 /* The module loader calls these unconditionally. */
+static inline bool codetag_module_section(const char *name)
+{
+	return false;
+}
+
+static inline void *codetag_place_module_section(struct module *mod,
+						 const char *name,
+						 const void *src, size_t size)
+{
+	return NULL;
+}
+
 static inline int codetag_load_module(struct module *mod,
 				      void *(*find_section)(void *data,
 							    const char *name,
@@ -146,13 +155,7 @@ static inline int codetag_load_module(struct module *mod,
 	return 0;
 }
 
-static inline bool codetag_unload_module(struct module *mod)
-{
-	return false;
-}
-
-static inline void codetag_retain_module(struct module *mod) {}
-
-#endif /* CONFIG_CODE_TAGGING */
+static inline void codetag_unload_module(struct module *mod) {}
+#endif
 
 #endif /* _LINUX_CODETAG_H */

@@ -10,8 +10,8 @@
  * pages, migration moves it to the new page.
  *
  * The hooks are called by the page allocator; each is an inline test of a
- * static key around an out-of-line function.  Always inline: at -Os the
- * compiler would otherwise make calls of them, paid while profiling is off.
+ * static key around an out-of-line function, always inlined so that while
+ * profiling is off a hook is the patched jump and nothing else.
  */
 #ifndef _LINUX_PGALLOC_TAG_H
 #define _LINUX_PGALLOC_TAG_H
@@ -50,22 +50,26 @@ static __always_inline void pgalloc_tag_add(struct page *page,
 static __always_inline void pgalloc_tag_sub(struct page *page,
 					    unsigned int order)
 {
-	if (mem_alloc_profiling_free_enabled())
+	if (mem_alloc_profiling_ever_enabled())
 		__pgalloc_tag_sub(page, 1U << order);
 }
 
 /**
- * pgalloc_tag_peek() - the tag of a non-compound block, for
- *	pgalloc_tag_sub_tail()
+ * pgalloc_tag_peek() - the tag of a block, for pgalloc_tag_sub_tail()
  * @page: first page of the block
+ * @order: order of the block
+ * @head: the block is a compound page
  *
- * Call only if mem_alloc_profiling_free_enabled().
- *
- * Return: the tag's number, 0 for none.
+ * Return: the tag's number for a non-compound block of order > 0, else 0
+ * (also while no tag can be set).
  */
-static __always_inline unsigned int pgalloc_tag_peek(struct page *page)
+static __always_inline unsigned int pgalloc_tag_peek(struct page *page,
+						     unsigned int order,
+						     bool head)
 {
-	return __pgalloc_tag_peek(page);
+	if (mem_alloc_profiling_ever_enabled() && order && !head)
+		return __pgalloc_tag_peek(page);
+	return 0;
 }
 
 /**
@@ -96,7 +100,7 @@ static __always_inline void pgalloc_tag_sub_tail(unsigned int tag,
 static __always_inline void pgalloc_tag_split(struct page *page,
 					      unsigned int nr)
 {
-	if (nr > 1 && mem_alloc_profiling_free_enabled())
+	if (nr > 1 && mem_alloc_profiling_ever_enabled())
 		__pgalloc_tag_split(page, nr);
 }
 
@@ -107,12 +111,14 @@ static __always_inline void pgalloc_tag_split(struct page *page,
  * @nr: number of pages of each
  *
  * @dst takes over @src's tag (giving up what its own allocation charged);
- * @src is left untagged, so freeing it releases nothing.
+ * @src is left untagged, so freeing it releases nothing.  Nothing moves to
+ * or from a ZONE_DEVICE page: those are not page allocator pages, and the
+ * system RAM page releases its charge when it is freed.
  */
 static __always_inline void pgalloc_tag_move(struct page *dst,
 					     struct page *src, unsigned int nr)
 {
-	if (mem_alloc_profiling_free_enabled())
+	if (mem_alloc_profiling_ever_enabled())
 		__pgalloc_tag_move(dst, src, nr);
 }
 
@@ -120,7 +126,8 @@ static __always_inline void pgalloc_tag_move(struct page *dst,
 
 static inline void pgalloc_tag_add(struct page *page, unsigned int order) {}
 static inline void pgalloc_tag_sub(struct page *page, unsigned int order) {}
-static inline unsigned int pgalloc_tag_peek(struct page *page)
+static inline unsigned int pgalloc_tag_peek(struct page *page,
+					    unsigned int order, bool head)
 {
 	return 0;
 }

@@ -167,6 +167,14 @@ if [ $have_dbg = 1 ]; then
 		ko "debug boot check (no modules for the debug kernel)"
 	fi
 	if [ $have_mod_dbg = 1 ]; then
+		# The debug kernel's page->flags field is 16 bits wide.
+		boot "$B/debug/arch/x86/boot/bzImage" lifetime lifetime.sh "" \
+			"$B/testmod-debug/allocprof_leak.ko" \
+			"$B/testmod-debug/allocprof_many.ko"
+	else
+		ko "module lifetime check (no modules for the debug kernel)"
+	fi
+	if [ $have_mod_dbg = 1 ]; then
 		# shellcheck disable=SC2046
 		CPUS=2 boot "$B/debug/arch/x86/boot/bzImage" stress-fault \
 			stress.sh "" $(mods debug) "$B/stress-fault"

@@ -26,7 +26,9 @@ check "sites from several subsystems" [ "$slab" -gt 0 ]
 # Page tags: where they live, and pages agree with /proc/meminfo.
 dmesg | grep 'alloc_tag: page tags:'
 check "page tags kept in page->flags (no per-page memory)" \
-	sh -c "dmesg | grep -q 'alloc_tag: page tags: [0-9]* spare bits of page->flags'"
+	sh -c "dmesg | grep -q 'alloc_tag: page tags: [0-9]* bits of page->flags, no per-page memory'"
+check "full slab object extensions when profiling can be on" \
+	sh -c "! dmesg | grep -q 'object extensions hold memcg data only'"
 # Every slab page comes from alloc_slab_page(); meminfo's Slab counts the
 # same pages.  Allow 5% + 64 KiB: both are read at slightly different times
 # and slabs can be allocated or freed in between.
@@ -68,10 +70,11 @@ echo 0 > /proc/sys/vm/mem_profiling
 check "sysctl write 0" [ "$(sysctl_val)" = 0 ]
 echo 1 > /proc/sys/vm/mem_profiling
 check "sysctl write 1" [ "$(sysctl_val)" = 1 ]
-head -c 4096 /dev/urandom | tr -d '\000' > /tmp/garbage
+# An integer sysctl like any other: bad values change nothing.
+{ printf 'garbage:'; head -c 4096 /dev/urandom | tr -d '\000'; } > /tmp/garbage
 for v in 0 1; do
 	echo $v > /proc/sys/vm/mem_profiling
-	for bad in "" 2 -1 abc "1 1" "0 0" never " 1" "01" "1x" "1\n\n"; do
+	for bad in "" 2 -1 abc never "1x" "0x1" "x" "0.5" 99999999999999999999; do
 		if printf "$bad\n" > /proc/sys/vm/mem_profiling 2>/dev/null; then
 			fail "sysctl refuses '$bad' (state $v)"
 		elif [ "$(sysctl_val)" != $v ]; then
@@ -84,6 +87,15 @@ for v in 0 1; do
 		fail "sysctl refuses 4 KiB of garbage (state $v)"
 	else
 		check "sysctl 4 KiB of garbage leaves state $v" [ "$(sysctl_val)" = $v ]
+	fi
+done
+# What every integer sysctl accepts.
+for good in " 1" "1\n\n" "	0" "1 "; do
+	want=$(printf "$good" | tr -d ' \t\n')
+	if printf "$good" > /proc/sys/vm/mem_profiling 2>/dev/null; then
+		check "sysctl accepts '$good'" [ "$(sysctl_val)" = "$want" ]
+	else
+		fail "sysctl accepts '$good'"
 	fi
 done
 echo 1 > /proc/sys/vm/mem_profiling

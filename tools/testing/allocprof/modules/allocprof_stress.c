@@ -114,9 +114,25 @@ static void fault_resume(int old)
 #endif
 }
 
-#define AT(api)	(site_line[api] = __LINE__)
+/*
+ * SITE(api, foo_noprof(...)) is foo(...) as <linux/slab.h> and friends
+ * define it, a tag for the line and the allocation run under it, except
+ * that the tag is remembered, so that the module can read its counters.
+ */
+#ifdef CONFIG_MEM_ALLOC_PROFILING
+static struct alloc_tag *site_tag[NR_API];
+#define SITE(api, call)							\
+({									\
+	DEFINE_ALLOC_TAG(_site_tag);					\
+	site_tag[api] = &_site_tag;					\
+	site_line[api] = __LINE__;					\
+	alloc_hooks_tag(&_site_tag, call);				\
+})
+#else
+#define SITE(api, call)	({ site_line[api] = __LINE__; call; })
+#endif
 
-/* Every API has exactly one allocation site, on the line AT() records. */
+/* Every API has exactly one allocation site, on the line SITE() records. */
 static void do_alloc(struct slot *s, enum api api)
 {
 	unsigned int n = 0;
@@ -125,34 +141,41 @@ static void do_alloc(struct slot *s, enum api api)
 	memset(s->v, 0, sizeof(s->v));
 	switch (api) {
 	case A_KMALLOC:
-		s->v[0] = kmalloc(24, GFP_KERNEL); AT(A_KMALLOC);
+		s->v[0] = SITE(A_KMALLOC, kmalloc_noprof(24, GFP_KERNEL));
 		break;
 	case A_KZALLOC:
-		s->v[0] = kzalloc(700, GFP_KERNEL); AT(A_KZALLOC);
+		s->v[0] = SITE(A_KZALLOC, kzalloc_noprof(700, GFP_KERNEL));
 		break;
 	case A_KMALLOC_LARGE:
-		s->v[0] = kmalloc(3 * PAGE_SIZE, GFP_KERNEL); AT(A_KMALLOC_LARGE);
+		s->v[0] = SITE(A_KMALLOC_LARGE,
+			       kmalloc_noprof(3 * PAGE_SIZE, GFP_KERNEL));
 		break;
 	case A_CACHE:
-		s->v[0] = kmem_cache_alloc(cache, GFP_KERNEL); AT(A_CACHE);
+		s->v[0] = SITE(A_CACHE, kmem_cache_alloc_noprof(cache, GFP_KERNEL));
 		break;
 	case A_CACHE_BULK:
-		n = kmem_cache_alloc_bulk(cache, GFP_KERNEL, BULK, s->v); AT(A_CACHE_BULK);
+		n = SITE(A_CACHE_BULK,
+			 kmem_cache_alloc_bulk_noprof(cache, GFP_KERNEL, BULK, s->v));
 		break;
 	case A_PAGES:
-		s->v[0] = alloc_pages(GFP_KERNEL, 0); AT(A_PAGES);
+		s->v[0] = SITE(A_PAGES, alloc_pages_noprof(GFP_KERNEL, 0));
 		break;
 	case A_PAGES_O2:
-		s->v[0] = alloc_pages(GFP_KERNEL, 2); AT(A_PAGES_O2);
+		s->v[0] = SITE(A_PAGES_O2, alloc_pages_noprof(GFP_KERNEL, 2));
 		break;
 	case A_PAGES_BULK:
-		n = alloc_pages_bulk_array(GFP_KERNEL, BULK, (struct page **)s->v); AT(A_PAGES_BULK);
+		n = SITE(A_PAGES_BULK,
+			 __alloc_pages_bulk_noprof(GFP_KERNEL, numa_mem_id(), NULL,
+						   BULK, NULL, (struct page **)s->v));
 		break;
 	case A_VMALLOC:
-		s->v[0] = vmalloc(2 * PAGE_SIZE + 100); AT(A_VMALLOC);
+		s->v[0] = SITE(A_VMALLOC, vmalloc_noprof(2 * PAGE_SIZE + 100));
 		break;
 	case A_PERCPU:
-		s->v[0] = (void __force *)alloc_percpu_gfp(struct pcpu_obj, GFP_KERNEL); AT(A_PERCPU);
+		s->v[0] = (void __force *)SITE(A_PERCPU,
+			__alloc_percpu_gfp_noprof(sizeof(struct pcpu_obj),
+						  __alignof__(struct pcpu_obj),
+						  GFP_KERNEL));
 		break;
 	case A_NEWCACHE:
 		fi = fault_pause();
@@ -161,7 +184,8 @@ static void do_alloc(struct slot *s, enum api api)
 		fault_resume(fi);
 		if (!s->v[0])
 			break;
-		s->v[1] = kmem_cache_alloc(s->v[0], GFP_KERNEL); AT(A_NEWCACHE);
+		s->v[1] = SITE(A_NEWCACHE,
+			       kmem_cache_alloc_noprof(s->v[0], GFP_KERNEL));
 		if (!s->v[1]) {
 			fi = fault_pause();
 			kmem_cache_destroy(s->v[0]);
@@ -234,11 +258,9 @@ static unsigned int unit_objects(enum api api)
 #ifdef CONFIG_MEM_ALLOC_PROFILING
 static struct alloc_tag_counters site_read(enum api api)
 {
-	struct alloc_tag *tag = alloc_tag_find(__FILE__, site_line[api],
-					       KBUILD_MODNAME);
 	struct alloc_tag_counters none = { 0, 0 };
 
-	return tag ? alloc_tag_read(tag) : none;
+	return site_tag[api] ? alloc_tag_read(site_tag[api]) : none;
 }
 
 /*

@@ -1,0 +1,436 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# distro.sh: the series on a distribution's kernel configuration ("make
+# distro", issue 17 items 2 and 3).  By hand only, never part of make check:
+# the full build takes hours on two cores.
+#
+#   distro.sh [STAGE...]        (no stage: all)
+#
+# Kernels (every build: nice -n 19, ccache, make -j2 -k, an incremental O=
+# folder, so that an interrupted run continues where it stopped):
+#
+#   build/distro       series (build/linux) with Debian's 6.1 cloud config
+#                      (/usr/src/linux-config-6.1/config.amd64_none_cloud-amd64.xz)
+#                      + CONFIG_MEM_ALLOC_PROFILING=y, ..._ENABLED_BY_DEFAULT=n,
+#                      ..._DEBUG=n: bzImage and every module (~1,100)
+#   build/distro-base  the pristine base (build/pristine/linux-source-6.1,
+#                      read only, O=) with the same Debian config, no
+#                      profiling: bzImage only, virtio built in
+#   build/distro-ml    mainline 6.12 (Debian's linux-source-6.12, unpacked
+#                      once into build/bench-6.12 as bench/run.py does) with
+#                      Debian's 6.12 cloud config + CONFIG_MEM_ALLOC_PROFILING=y:
+#                      bzImage only, virtio built in
+#
+# Config fragments on top of Debian's: configs/common.config (no Debian
+# signing keys, no DWARF/BTF; why: in the file), configs/series.config,
+# configs/builtin.config (comparison kernels), configs/ml.config.  After
+# olddefconfig every fragment line must have stuck, and NUMA, NODES_SHIFT,
+# NR_CPUS, MEMCG, LRU_GEN, NUMA_BALANCING, SPARSEMEM_VMEMMAP, FORTIFY_SOURCE,
+# JUMP_LABEL, -O2 and the rest of $KEEP must be what Debian has: otherwise
+# the stage fails.  build/distro*/config-diff.txt lists every difference from
+# Debian's config (scripts/diffconfig).
+#
+# Stages:
+#   deps           apt-get install what is missing (linux-config-6.1/6.12,
+#                  linux-source-6.12, xfsprogs, btrfs-progs, ...)
+#   config         configure build/distro
+#   build          bzImage + modules of build/distro (log:
+#                  build/distro-logs/build-series.log; time per session in
+#                  build/distro/distro-build-times; errors and warnings in
+#                  build/distro/build-errors.txt, build-warnings.txt)
+#   compare-config configure build/distro-base and build/distro-ml
+#   compare-build  bzImage of build/distro-base, then of build/distro-ml
+#   boot           series boots (QEMU TCG, 2 vCPUs, 4 GiB, a virtio disk each
+#                  for ext4, xfs and btrfs, a virtio NIC):
+#                    series-on:     sysctl.vm.mem_profiling=1; loads the
+#                                   module set (modules.list), mounts the
+#                                   disks, prints the memory figures, times
+#                                   reads of /proc/allocinfo, then runs
+#                                   guest/allocinfo.sh and guest/modules.sh
+#                                   as they are
+#                    series-off:    the same kernel booted =0: figures only
+#                    series-icount: =1 under -icount shift=0: read cost in
+#                                   guest instructions
+#   compare-boot   base, ml-on (=1), ml-icount: figures (no module set: the
+#                  comparison kernels have no modules)
+#   results        build/distro/results.txt and results.json
+#   report         print the Markdown section for BENCHMARKS.md
+#   all            every stage above, in that order
+#   queue [K...]   run the builds of kernels K (series, base, ml; default:
+#                  base ml series) one after the other in the background
+#                  (setsid nohup; log: build/distro-logs/queue.log); a lock
+#                  keeps two distro builds from running at once
+#   status         where each build is
+#
+# Boot logs: build/distro-logs/boot-*.log; build/distro-logs/modset.txt says
+# which module of the set came from where.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+T=$(cd "$here/.." && pwd)
+top=$(cd "$here/../../../.." && pwd)
+B=$top/build
+L=$B/distro-logs
+ML_TAR=/usr/src/linux-source-6.12.tar.xz
+ML_DIR=$B/bench-6.12
+CFG61=/usr/src/linux-config-6.1/config.amd64_none_cloud-amd64.xz
+CFG612=/usr/src/linux-config-6.12/config.amd64_none_cloud-amd64.xz
+JOBS=${DISTRO_JOBS:-2}
+BOOT_TIMEOUT=${DISTRO_BOOT_TIMEOUT:-3600}
+mkdir -p "$L"
+
+# Options that must keep Debian's value after our fragments and
+# olddefconfig: what the memory figures depend on.
+KEEP="CONFIG_NUMA CONFIG_NODES_SHIFT CONFIG_NR_CPUS CONFIG_SMP CONFIG_MEMCG
+CONFIG_MEMCG_KMEM CONFIG_LRU_GEN CONFIG_NUMA_BALANCING CONFIG_SPARSEMEM_VMEMMAP
+CONFIG_FORTIFY_SOURCE CONFIG_JUMP_LABEL CONFIG_CC_OPTIMIZE_FOR_PERFORMANCE
+CONFIG_SLUB CONFIG_SLUB_DEBUG CONFIG_SLAB_FREELIST_HARDENED CONFIG_KFENCE
+CONFIG_X86_5LEVEL CONFIG_MODULES CONFIG_MODULE_UNLOAD CONFIG_MODULE_SIG
+CONFIG_HZ CONFIG_PREEMPT_VOLUNTARY CONFIG_INIT_ON_ALLOC_DEFAULT_ON"
+
+say() { echo "distro: $*" >&2; }
+die() { say "$*"; exit 1; }
+
+# kernel KIND: set out, src, dcfg, frags, targets, label for a kernel.
+kernel() {
+	case $1 in
+	series)
+		out=$B/distro src=$B/linux dcfg=$CFG61 targets="bzImage modules"
+		frags=("$here/configs/common.config" "$here/configs/series.config") ;;
+	base)
+		out=$B/distro-base src=$B/pristine/linux-source-6.1 dcfg=$CFG61
+		targets="bzImage"
+		frags=("$here/configs/common.config" "$here/configs/builtin.config") ;;
+	ml)
+		out=$B/distro-ml src=$ML_DIR/linux-source-6.12 dcfg=$CFG612
+		targets="bzImage"
+		frags=("$here/configs/common.config" "$here/configs/builtin.config"
+			"$here/configs/ml.config") ;;
+	*) die "unknown kernel '$1' (series, base, ml)" ;;
+	esac
+}
+
+mk() { # mk ARGS...: make in $out from $src, niced, with ccache
+	nice -n 19 make -C "$src" O="$out" ARCH=x86_64 CC="ccache gcc" \
+		KBUILD_BUILD_HOST=allocprof "$@"
+}
+
+deps() {
+	local want=(linux-config-6.1 linux-config-6.12 linux-source-6.12
+		xz-utils kmod cpio busybox-static qemu-system-x86 ccache
+		e2fsprogs xfsprogs btrfs-progs binutils python3) missing=()
+	for p in "${want[@]}"; do
+		dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
+	done
+	if [ ${#missing[@]} -gt 0 ]; then
+		say "installing ${missing[*]}"
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive \
+			apt-get install -y -qq "${missing[@]}" >/dev/null ||
+			die "apt-get install ${missing[*]} failed"
+	fi
+}
+
+# The sources.  build/linux is made by "make tree" (the Makefile's distro
+# target depends on it); this script never rewrites it.
+sources() {
+	case $1 in
+	series|base)
+		[ -f "$src/Makefile" ] || die "$src missing: run make tree first" ;;
+	ml)
+		if [ ! -f "$ML_DIR/.unpacked" ]; then
+			say "unpacking $ML_TAR into $ML_DIR (once)"
+			rm -rf "$ML_DIR" && mkdir -p "$ML_DIR"
+			nice -n 19 tar -xf "$ML_TAR" -C "$ML_DIR" || die "tar failed"
+			touch "$ML_DIR/.unpacked"
+		fi ;;
+	esac
+}
+
+# cfgval FILE OPTION: the option's value, "n" when not set or absent.
+cfgval() {
+	local v
+	v=$(grep -E "^$2=" "$1" | head -1)
+	[ -n "$v" ] && echo "${v#*=}" || echo n
+}
+
+configure() { # configure KIND
+	kernel "$1"
+	sources "$1"
+	[ -f "$dcfg" ] || die "$dcfg missing (apt-get install linux-config-*)"
+	local sum f line opt want bad=0 log=$L/config-$1.log
+	sum=$( (cat "$dcfg" "${frags[@]}"; echo "$src $KEEP") | sha1sum | cut -c1-16)
+	if [ -f "$out/.config" ] && [ "$(cat "$out/.distro-cfgsum" 2>/dev/null)" = "$sum" ]; then
+		say "config $1: $out/.config up to date"
+		return 0
+	fi
+	say "config $1: Debian's $(basename "$dcfg") + ${frags[*]##*/} in $out"
+	mkdir -p "$out"
+	rm -f "$out/.distro-cfgsum"
+	xz -dc "$dcfg" >"$out/debian.config"
+	"$src/scripts/kconfig/merge_config.sh" -m -O "$out" "$out/debian.config" \
+		"${frags[@]}" >"$log" 2>&1 || die "config $1: merge_config failed ($log)"
+	mk olddefconfig >>"$log" 2>&1 || die "config $1: olddefconfig failed ($log)"
+	# Every line of our fragments must have stuck.
+	for f in "${frags[@]}"; do
+		while IFS= read -r line; do
+			case $line in
+			CONFIG_*=*) opt=${line%%=*} want=${line#*=} ;;
+			"# CONFIG_"*" is not set") opt=${line#\# } opt=${opt%% *} want=n ;;
+			*) continue ;;
+			esac
+			want=${want#\"} want=${want%\"}
+			local got
+			got=$(cfgval "$out/.config" "$opt")
+			got=${got#\"} got=${got%\"}
+			if [ "$got" != "$want" ]; then
+				say "config $1: $(basename "$f"): $opt=$want did not stick (now $got)"
+				bad=1
+			fi
+		done <"$f"
+	done
+	# What the figures depend on must be Debian's.
+	for opt in $KEEP; do
+		if [ "$(cfgval "$out/.config" "$opt")" != "$(cfgval "$out/debian.config" "$opt")" ]; then
+			say "config $1: $opt is $(cfgval "$out/.config" "$opt"), Debian has $(cfgval "$out/debian.config" "$opt")"
+			bad=1
+		fi
+	done
+	"$src/scripts/diffconfig" "$out/debian.config" "$out/.config" >"$out/config-diff.txt" 2>/dev/null
+	[ $bad = 0 ] || die "config $1: failed; see above"
+	echo "$sum" >"$out/.distro-cfgsum"
+	say "config $1: ok; $(wc -l <"$out/config-diff.txt") options differ from Debian's ($out/config-diff.txt)"
+}
+
+# build KIND: configure, then make the kernel's targets with -k (every
+# error of the tree, not only the first).  Resumable: the O= folder is
+# kept, ccache serves what another folder or an earlier run compiled.
+build() {
+	configure "$1" || exit 1
+	kernel "$1"
+	local log=$L/build-$1.log rc start end t
+	exec 9>"$L/.build.lock"
+	if ! flock -n 9; then
+		say "build $1: another distro build is running; waiting for it"
+		flock 9
+	fi
+	start=$(date +%s)
+	say "build $1: make $targets in $out (nice 19, -j$JOBS, ccache); log $log"
+	echo "=== $(date -u '+%F %T') UTC: make -k -j$JOBS $targets" >>"$log"
+	TIMEFORMAT='%R %U %S'
+	{ time mk -k -j"$JOBS" $targets >>"$log" 2>&1; } 2>"$out/.distro-lasttime"
+	rc=$?
+	end=$(date +%s)
+	t=$(tail -1 "$out/.distro-lasttime")
+	# start end status wall user sys (user/sys: this make and its children)
+	echo "$start $end $rc $t" >>"$out/distro-build-times"
+	exec 9>&-
+	# Errors of this session (earlier ones were retried); warnings of all.
+	awk '/^=== /{buf=""} {buf = buf $0 "\n"} END {printf "%s", buf}' "$log" |
+		grep -E ': error: |^make\[[0-9]+\]: \*\*\* |Error [0-9]+$|undefined!?$|ERROR: ' \
+		>"$out/build-errors.txt"
+	grep -E ': warning: ' "$log" | sed "s|$src/||" | sort -u >"$out/build-warnings.txt"
+	local nko norder
+	nko=$(find "$out" -name '*.ko' | wc -l)
+	norder=$(cat "$out/modules.order" 2>/dev/null | wc -l)
+	say "build $1: status $rc after $((end - start)) s; $nko .ko of $norder in modules.order;" \
+		"$(wc -l <"$out/build-errors.txt") error lines, $(wc -l <"$out/build-warnings.txt") warnings"
+	if [ $rc = 0 ]; then
+		echo "$end" >"$out/.distro-built"
+	else
+		rm -f "$out/.distro-built"
+		head -40 "$out/build-errors.txt" >&2
+	fi
+	return $rc
+}
+
+# ---------------------------------------------------------------------
+# Boot
+
+# The module set: modules.list, resolved against build/distro's modules
+# (modules_install into build/distro-root, then only what the set needs,
+# with its dependencies, into build/distro-initmods/lib/modules/RELEASE,
+# indexed by depmod, for busybox modprobe in the guest).
+modset() {
+	kernel series
+	[ -f "$out/.distro-built" ] || die "build/distro is not built (distro.sh build)"
+	local rel root=$B/distro-root im=$B/distro-initmods m line path n
+	rel=$(cat "$out/include/config/kernel.release")
+	if [ ! -f "$root/.stamp-$rel" ] ||
+		[ -n "$(find "$out" -name '*.ko' -newer "$root/.stamp-$rel" | head -1)" ]; then
+		say "modules_install into $root"
+		rm -rf "$root"
+		mk INSTALL_MOD_PATH="$root" modules_install >"$L/modules_install.log" 2>&1 ||
+			die "modules_install failed ($L/modules_install.log)"
+		touch "$root/.stamp-$rel"
+	fi
+	rm -rf "$im"
+	mkdir -p "$im/lib/modules/$rel"
+	: >"$L/modset.txt"
+	for m in $(sed 's/#.*//' "$here/modules.list"); do
+		if ! modprobe -d "$root" -S "$rel" --show-depends "$m" \
+			>"$L/.dep" 2>/dev/null; then
+			echo "$m: not in this configuration" >>"$L/modset.txt"
+			continue
+		fi
+		n=0
+		while read -r line; do
+			case $line in
+			builtin*) echo "$m: built in" >>"$L/modset.txt" ;;
+			insmod*)
+				path=$(echo "$line" | awk '{print $2}')
+				path=${path#"$root/lib/modules/$rel/"}
+				mkdir -p "$im/lib/modules/$rel/$(dirname "$path")"
+				cp "$root/lib/modules/$rel/$path" "$im/lib/modules/$rel/$path"
+				n=$((n + 1)) ;;
+			esac
+		done <"$L/.dep"
+		[ $n = 0 ] || echo "$m: module, $n .ko with its dependencies" >>"$L/modset.txt"
+	done
+	for f in modules.builtin modules.builtin.modinfo modules.order; do
+		cp "$root/lib/modules/$rel/$f" "$im/lib/modules/$rel/" 2>/dev/null
+	done
+	depmod -b "$im" "$rel" || die "depmod failed"
+	say "module set: $(find "$im" -name '*.ko' | wc -l) .ko files ($(du -sh "$im" | cut -f1)); $L/modset.txt"
+}
+
+# The test modules of ../modules, built against build/distro.
+testmod() {
+	kernel series
+	local tm=$B/distro-testmod
+	rm -rf "$tm" && mkdir -p "$tm" && cp "$T"/modules/* "$tm"/
+	python3 "$T/modules/gen-many.py" 2000 >"$tm/allocprof_many.c"
+	nice -n 19 make -C "$out" M="$tm" -j"$JOBS" modules >"$L/testmod.log" 2>&1 ||
+		{ tail -20 "$L/testmod.log"; die "test modules do not build against $out"; }
+}
+
+# Disk images, new for every boot so that every boot starts alike.
+images() {
+	local d=$B/distro-img
+	mkdir -p "$d"
+	rm -f "$d"/*.img
+	truncate -s 256M "$d/ext4.img" && mkfs.ext4 -q -F -L dext4 "$d/ext4.img" ||
+		die "mkfs.ext4 failed"
+	truncate -s 512M "$d/xfs.img" && mkfs.xfs -q -f -L dxfs "$d/xfs.img" >/dev/null ||
+		die "mkfs.xfs failed"
+	truncate -s 512M "$d/btrfs.img" && mkfs.btrfs -q -f -L dbtrfs "$d/btrfs.img" >/dev/null ||
+		die "mkfs.btrfs failed"
+	QEMU_EXTRA="-drive file=$d/ext4.img,format=raw,if=virtio"
+	QEMU_EXTRA+=" -drive file=$d/xfs.img,format=raw,if=virtio"
+	QEMU_EXTRA+=" -drive file=$d/btrfs.img,format=raw,if=virtio"
+	QEMU_EXTRA+=" -netdev user,id=n0 -device virtio-net-pci,netdev=n0"
+}
+
+# bootone KIND TAG "APPEND" [icount]: one boot of KIND's bzImage, console in
+# build/distro-logs/boot-TAG.log.  The host load average goes with it: the
+# wall-clock figures depend on it, the -icount ones do not.
+bootone() {
+	local kind=$1 tag=$2 append=$3 icount=${4:-} rc
+	kernel "$kind"
+	local k=$out/arch/x86/boot/bzImage
+	[ -f "$out/.distro-built" ] && [ -f "$k" ] || die "$out is not built"
+	images
+	local args=(-k "$k" -s "$here/guest.sh" -f "$T/guest/lib.sh"
+		-f "$here/modules.list" -t "$BOOT_TIMEOUT" -c 2 -m 4096
+		-l "$L/boot-$tag.log")
+	if [ "$kind" = series ]; then
+		args+=(-f "$B/distro-initmods/lib" -f "$T/guest/allocinfo.sh"
+			-f "$T/guest/modules.sh")
+		for f in allocprof_test allocprof_holder allocprof_many; do
+			args+=(-f "$B/distro-testmod/$f.ko")
+		done
+	fi
+	if [ -n "$icount" ]; then
+		# As bench/: the guest TSC counts instructions at 1 GHz.
+		append="tsc_early_khz=1000000 tsc=reliable $append"
+	fi
+	say "boot $tag: $k, $append"
+	echo "$(date +%s) $(cut -d' ' -f1-3 /proc/loadavg)" >"$L/boot-$tag.host"
+	PATH="$here/qemu:$PATH" DISTRO_QEMU_EXTRA="$QEMU_EXTRA" \
+		DISTRO_ICOUNT=$([ -n "$icount" ] && echo 1 || echo 0) \
+		"$T/qemu-run.sh" "${args[@]}" -a "$append" >/dev/null 2>"$L/boot-$tag.err"
+	rc=$?
+	echo "$(date +%s) $(cut -d' ' -f1-3 /proc/loadavg) $rc" >>"$L/boot-$tag.host"
+	say "boot $tag: status $rc; $(grep -ac '^PASS: ' "$L/boot-$tag.log") PASS," \
+		"$(grep -ac '^FAIL: ' "$L/boot-$tag.log") FAIL, $(grep -ac '^SKIP: ' "$L/boot-$tag.log") SKIP"
+	grep -a '^FAIL: ' "$L/boot-$tag.log" >&2
+	return 0
+}
+
+boot_series() {
+	modset
+	testmod
+	bootone series series-on "sysctl.vm.mem_profiling=1 distro_mode=series"
+	bootone series series-off "sysctl.vm.mem_profiling=0 distro_mode=figures"
+	bootone series series-icount "sysctl.vm.mem_profiling=1 distro_mode=icount" icount
+}
+
+boot_compare() {
+	bootone base base "distro_mode=compare"
+	bootone ml ml-on "sysctl.vm.mem_profiling=1 distro_mode=compare"
+	bootone ml ml-icount "sysctl.vm.mem_profiling=1 distro_mode=icount" icount
+}
+
+results() { python3 "$here/results.py" results; }
+report() { python3 "$here/results.py" report; }
+
+queue() {
+	local kinds=("$@")
+	[ ${#kinds[@]} -gt 0 ] || kinds=(base ml series)
+	setsid nohup bash -c '
+		for k in "$@"; do
+			echo "queue: $(date -u "+%F %T") build $k"
+			"'"$here/distro.sh"'" "build-$k"
+			echo "queue: $(date -u "+%F %T") build $k: status $?"
+		done' queue "${kinds[@]}" >>"$L/queue.log" 2>&1 </dev/null &
+	echo $! >"$L/queue.pid"
+	say "queue: building ${kinds[*]} in the background (pid $!, log $L/queue.log)"
+}
+
+status() {
+	local k
+	for k in series base ml; do
+		kernel "$k"
+		if [ -f "$out/.distro-built" ]; then
+			echo "$k: built ($out), $(find "$out" -name '*.ko' | wc -l) .ko"
+		elif [ -f "$out/.config" ]; then
+			echo "$k: in progress or stopped: $(find "$out" -name '*.o' | wc -l) .o," \
+				"$(find "$out" -name '*.ko' | wc -l) .ko; last log line:" \
+				"$(tail -1 "$L/build-$k.log" 2>/dev/null)"
+		else
+			echo "$k: not configured"
+		fi
+		[ -f "$out/distro-build-times" ] && sed 's/^/  session: /' "$out/distro-build-times"
+	done
+	[ -f "$L/queue.pid" ] && kill -0 "$(cat "$L/queue.pid")" 2>/dev/null &&
+		echo "queue running (pid $(cat "$L/queue.pid")): $(tail -1 "$L/queue.log")"
+	return 0
+}
+
+[ $# -gt 0 ] || set -- all
+cd "$top" || exit 1
+while [ $# -gt 0 ]; do
+	stage=$1; shift
+	case $stage in
+	deps) deps ;;
+	config) deps; configure series || exit 1 ;;
+	build) deps; build series || exit 1 ;;
+	build-series|build-base|build-ml) build "${stage#build-}" || exit 1 ;;
+	compare-config) deps; configure base && configure ml || exit 1 ;;
+	compare-build) deps; build base && build ml || exit 1 ;;
+	boot) boot_series ;;
+	compare-boot) boot_compare ;;
+	results) results ;;
+	report) report ;;
+	all)
+		deps
+		build series || exit 1
+		build base || exit 1
+		build ml || exit 1
+		boot_series
+		boot_compare
+		results && report ;;
+	queue) queue "$@"; exit 0 ;;
+	status) status ;;
+	*) die "unknown stage '$stage' (see the head of $0)" ;;
+	esac
+done

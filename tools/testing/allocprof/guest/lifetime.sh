@@ -1,0 +1,79 @@
+# SPDX-License-Identifier: GPL-2.0
+# Module lifetime.  A module unloaded while its allocations are live keeps
+# its tags, not its image: 200 loads and unloads of a 256 KiB module that
+# leaks one object and one page each time must cost about what leaked.
+# The page-tag numbers of unloaded modules are given back: loading a
+# 2,000-site module more often than the numbers would last without reuse
+# leaves page charges working.  Run on a kernel whose page->flags field is
+# narrow (the debug kernel), so that the numbers would run out.
+. /data/lib.sh
+F=/proc/allocinfo
+M=allocprof_leak
+N=200
+PAGE=4096
+
+meminfo() { awk -v k="$1:" '$1 == k {print $2}' /proc/meminfo; }
+sums() { # sums LINE: "lines bytes calls" of every listed copy of a site
+	grep " [^ ]*$M.c:$1 \[$M\] func:${M}_init\$" $F |
+		awk '{n++; b += $1; c += $2} END {printf "%d %d %d", n, b, c}'
+}
+
+# Before the loops fill the log.
+cap=$(dmesg | sed -n 's/.*page tags: [0-9]* bits of page->flags.*(\([0-9]*\) numbers for modules).*/\1/p' | tail -1)
+dmesg | grep 'alloc_tag: page tags:'
+
+sync
+before=$(meminfo MemFree)
+vbefore=$(meminfo VmallocUsed)
+ok=1
+i=0
+while [ $i -lt $N ]; do
+	insmod /data/$M.ko >/dev/null || ok=0
+	rmmod $M || ok=0
+	i=$((i + 1))
+done
+after=$(meminfo MemFree)
+vafter=$(meminfo VmallocUsed)
+check "$N loads and unloads of a leaking module all succeed" [ $ok = 1 ]
+set -- $(dmesg | sed -n "s/.*$M: sites \([0-9]*\) \([0-9]*\) image.*/\1 \2/p" | tail -1)
+l1=$1 l2=$2
+echo "leak sites: kmalloc line $l1: $(sums $l1); page line $l2: $(sums $l2)"
+check "all $N leaked objects still charged to the module's line" \
+	[ "$(sums $l1)" = "$N $((N * 128)) $N" ]
+check "all $N leaked pages still charged to the module's line" \
+	[ "$(sums $l2)" = "$N $((N * PAGE)) $N" ]
+# Module images are vmalloc()ed: VmallocUsed would grow by N images if
+# unloaded modules kept them.  MemFree counts pages on the per-CPU free
+# lists as used, so it moves in batches: it must not drop by more than
+# what leaked and some slack.
+drop=$((before - after))
+vgrow=$((vafter - vbefore))
+leak_kb=$((N * (PAGE + 128) / 1024))
+echo "MemFree $before -> $after kB (dropped $drop kB), VmallocUsed $vbefore -> $vafter kB (grew $vgrow kB) over $N cycles; leaked $leak_kb kB; images would be $((N * 256)) kB"
+check "no module image kept: vmalloc use grows by less than one image" \
+	[ "$vgrow" -lt 256 ]
+check "free memory drops by about what leaked, not by $N images" \
+	[ "$drop" -lt $((leak_kb + N * 8)) ]
+
+# Page-tag numbers.
+echo "page-tag numbers for modules: ${cap:-none (array mode?)}"
+if [ -z "$cap" ] || [ "$cap" -gt 1048576 ]; then
+	fail "page->flags field narrow enough to wrap its numbers (got '${cap}')"
+	exit $FAILED
+fi
+loops=$((cap / 2000 + 3))
+ok=1
+i=0
+while [ $i -lt $loops ]; do
+	insmod /data/allocprof_many.ko || ok=0
+	rmmod allocprof_many || ok=0
+	i=$((i + 1))
+done
+check "$loops loads of a 2000-site module ($((loops * 2000)) numbers, $cap available)" [ $ok = 1 ]
+check "no module ran out of page-tag numbers" sh -c "! dmesg | grep -q 'no page tag numbers left'"
+insmod /data/$M.ko >/dev/null || fail "insmod $M after the wrap"
+rmmod $M
+check "page charges continue after the numbers wrapped" \
+	[ "$(sums $l2)" = "$((N + 1)) $(((N + 1) * PAGE)) $((N + 1))" ]
+check "no site of the module is marked inaccurate" sh -c "! grep '\[$M\]' $F | grep -q accurate:no"
+exit $FAILED
