@@ -13,6 +13,7 @@
 #include <linux/module.h>
 #include <linux/pagemap.h>
 #include <linux/percpu.h>
+#include <linux/pgalloc_tag.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/vmalloc.h>
@@ -406,6 +407,56 @@ static void alloc_tag_test_split(struct kunit *test)
 	expect_site(test, l3, 0, 0);
 }
 
+/*
+ * Migration never moves a tag onto or off a ZONE_DEVICE page (those do not
+ * come from the page allocator and are not uncharged when freed): a RAM
+ * page keeps its own charge either way, released when it is freed.
+ */
+static void alloc_tag_test_zone_device(struct kunit *test)
+{
+#if defined(CONFIG_ZONE_DEVICE) && IS_BUILTIN(CONFIG_MEM_ALLOC_PROFILING_KUNIT_TEST)
+	struct page *dev, *page;
+	unsigned int l1;
+
+	/* A struct page of the device zone, never handed to the allocator. */
+	dev = kunit_kzalloc(test, sizeof(*dev), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, dev);
+	set_page_zone(dev, ZONE_DEVICE);
+	KUNIT_ASSERT_TRUE(test, is_zone_device_page(dev));
+	page = alloc_page(GFP_KERNEL); AT(l1);
+	KUNIT_ASSERT_NOT_NULL(test, page);
+	pgalloc_tag_move(dev, page, 1);
+	expect_site(test, l1, PAGE_SIZE, 1);
+	pgalloc_tag_move(page, dev, 1);
+	expect_site(test, l1, PAGE_SIZE, 1);
+	__free_page(page);
+	expect_site(test, l1, 0, 0);
+#else
+	kunit_skip(test, "needs CONFIG_ZONE_DEVICE and a built-in suite");
+#endif
+}
+
+/*
+ * alloc_contig_range() hands out a range of order-0 pages that are freed
+ * one by one: each is charged to the caller, one call per page.
+ */
+static void alloc_tag_test_contig(struct kunit *test)
+{
+#if defined(CONFIG_CONTIG_ALLOC) && IS_BUILTIN(CONFIG_MEM_ALLOC_PROFILING_KUNIT_TEST)
+	struct page *page;
+	unsigned int l1;
+
+	page = alloc_hooks(alloc_contig_pages(4, GFP_KERNEL, numa_node_id(), NULL)); AT(l1);
+	if (!page)
+		kunit_skip(test, "no 4 free contiguous pages");
+	expect_site(test, l1, 4 * PAGE_SIZE, 4);
+	free_contig_range(page_to_pfn(page), 4);
+	expect_site(test, l1, 0, 0);
+#else
+	kunit_skip(test, "needs CONFIG_CONTIG_ALLOC and a built-in suite");
+#endif
+}
+
 static void alloc_tag_test_bulk_and_large(struct kunit *test)
 {
 	struct page *pages[4] = { NULL };
@@ -567,6 +618,8 @@ static struct kunit_case alloc_tag_test_cases[] = {
 	KUNIT_CASE(alloc_tag_test_folios),
 	KUNIT_CASE(alloc_tag_test_migrate),
 	KUNIT_CASE(alloc_tag_test_split),
+	KUNIT_CASE(alloc_tag_test_zone_device),
+	KUNIT_CASE(alloc_tag_test_contig),
 	KUNIT_CASE(alloc_tag_test_bulk_and_large),
 	KUNIT_CASE(alloc_tag_test_vmalloc),
 	KUNIT_CASE(alloc_tag_test_percpu),
