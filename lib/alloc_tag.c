@@ -1180,5 +1180,6 @@ static int __init alloc_tag_init(void)
 		mem_alloc_profiling_enabled() ? "on" : "off");
 	return 0;
 }
+
 /* Before any module can load: its tags need counters from the start. */
 core_initcall(alloc_tag_init);

@@ -74,7 +74,7 @@ check "sysctl write 1" [ "$(sysctl_val)" = 1 ]
 { printf 'garbage:'; head -c 4096 /dev/urandom | tr -d '\000'; } > /tmp/garbage
 for v in 0 1; do
 	echo $v > /proc/sys/vm/mem_profiling
-	for bad in "" 2 -1 abc never "1x" "0x1" "x" "0.5" 99999999999999999999; do
+	for bad in "" 2 -1 abc never "1x" "0x2" "x" "0.5" 99999999999999999999; do
 		if printf "$bad\n" > /proc/sys/vm/mem_profiling 2>/dev/null; then
 			fail "sysctl refuses '$bad' (state $v)"
 		elif [ "$(sysctl_val)" != $v ]; then
@@ -90,8 +90,8 @@ for v in 0 1; do
 	fi
 done
 # What every integer sysctl accepts.
-for good in " 1" "1\n\n" "	0" "1 "; do
-	want=$(printf "$good" | tr -d ' \t\n')
+for good in " 1" "1\n\n" "	0" "1 " "0x1"; do
+	want=$(printf "$good" | tr -d ' \t\n' | sed 's/^0x//')
 	if printf "$good" > /proc/sys/vm/mem_profiling 2>/dev/null; then
 		check "sysctl accepts '$good'" [ "$(sysctl_val)" = "$want" ]
 	else
