@@ -6,7 +6,11 @@
 T := tools/testing/allocprof
 PKGS := linux-source-6.1 build-essential flex bison bc kmod cpio libelf-dev \
 	libssl-dev dwarves python3 rsync xz-utils qemu-system-x86 \
-	busybox-static ccache quilt git clang libclang-rt-14-dev python3-sphinx
+	busybox-static ccache quilt git clang libclang-rt-14-dev python3-sphinx \
+	gcc-aarch64-linux-gnu qemu-system-arm linux-config-6.1
+# arm64 guests: busybox-static:arm64 unpacked here, never installed (it
+# would replace the amd64 /bin/busybox that the x86 guests use).
+BUSYBOX_ARM64 := build/busybox-arm64
 
 .PHONY: all deps tree refresh kernel demo check clean help series bisect-check
 
@@ -26,6 +30,7 @@ deps:
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive \
 			apt-get install -y -qq $$missing >/dev/null; \
 	fi
+	@$(T)/busybox-arm64.sh $(BUSYBOX_ARM64)
 
 tree: deps
 	@python3 $(T)/tree.py tree
