@@ -12,13 +12,13 @@
 #include <linux/page-flags.h>
 
 #define DEFINE(sym, val)						\
-	asm volatile(".pushsection .pageflags, \"a\"\n"			\
-		     ".ascii \"->" #sym " %c0\\n\"\n"				\
-		     ".popsection" : : "i" (val))
+	({								\
+		asm volatile(".pushsection .pageflags, \"a\"\n"		\
+			     ".ascii \"->" #sym " %c0\\n\"\n"			\
+			     ".popsection" : : "i" (val));		\
+	})
 
-void pageflags_probe(void);
-
-void pageflags_probe(void)
+static void __used pageflags_probe(void)
 {
 	DEFINE(BITS_PER_LONG, BITS_PER_LONG);
 	DEFINE(NR_PAGEFLAGS, NR_PAGEFLAGS);
