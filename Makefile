@@ -7,9 +7,14 @@ T := tools/testing/allocprof
 PKGS := linux-source-6.1 build-essential flex bison bc kmod cpio libelf-dev \
 	libssl-dev dwarves python3 rsync xz-utils qemu-system-x86 \
 	busybox-static ccache quilt git clang libclang-rt-14-dev python3-sphinx \
-	prometheus prometheus-node-exporter
+	prometheus prometheus-node-exporter \
+	gcc-aarch64-linux-gnu qemu-system-arm linux-config-6.1
+# arm64 guests: busybox-static:arm64 unpacked here, never installed (it
+# would replace the amd64 /bin/busybox that the x86 guests use).
+BUSYBOX_ARM64 := build/busybox-arm64
 
-.PHONY: all deps tree refresh kernel demo check clean help series bisect-check
+.PHONY: all deps tree refresh kernel kernel-arm64 demo check clean help series \
+	bisect-check
 
 all: help
 
@@ -19,6 +24,7 @@ help:
 	@echo "make tree     prepare the patched 6.1 tree in build/linux"
 	@echo "make refresh  turn edits made in build/linux back into repository files"
 	@echo "make kernel   build the x86_64 guest kernel (profiling on) in build/kernel"
+	@echo "make kernel-arm64  the arm64 one (make check's, KUnit built in) in build/arm64"
 
 deps:
 	@missing=$$(for p in $(PKGS); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
@@ -27,6 +33,7 @@ deps:
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive \
 			apt-get install -y -qq $$missing >/dev/null; \
 	fi
+	@$(T)/busybox-arm64.sh $(BUSYBOX_ARM64)
 
 tree: deps
 	@python3 $(T)/tree.py tree
@@ -37,6 +44,13 @@ refresh:
 kernel: tree
 	@$(T)/build-kernel.sh kernel guest prof-on
 	@echo "kernel: build/kernel/arch/x86/boot/bzImage; external modules: make -C build/kernel M=<dir> modules"
+
+# The arm64 kernel of make check (profiling on, the KUnit suites built in).
+kernel-arm64: tree
+	@ARCH=arm64 $(T)/build-kernel.sh arm64 guest arm64 prof-on kunit
+	@echo "kernel-arm64: build/arm64/arch/arm64/boot/Image; external modules:" \
+		"make -C build/arm64 ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu- M=<dir> modules;" \
+		"boot: $(T)/qemu-run.sh -r arm64 -k build/arm64/arch/arm64/boot/Image -s <script>"
 
 demo: kernel
 	@$(T)/qemu-run.sh -k build/kernel/arch/x86/boot/bzImage -s $(T)/guest/demo.sh -t 300

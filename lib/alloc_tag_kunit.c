@@ -3,6 +3,10 @@
  * KUnit tests for memory allocation profiling: every slab API, called at a
  * known line of this file, must charge exactly that line with the object
  * size and one call, and the free must give both back.
+ *
+ * Expected sizes come from the allocator, never from constants: the
+ * smallest kmalloc cache is 8 bytes on x86 but ARCH_KMALLOC_MINALIGN (128
+ * on arm64) elsewhere, and a kmem_cache's objects are its object size.
  */
 #include <kunit/test.h>
 #include <linux/alloc_tag.h>
@@ -49,6 +53,21 @@ static void expect_site(struct kunit *test, unsigned int line,
 	KUNIT_EXPECT_EQ_MSG(test, c.calls, calls, "calls at line %u", line);
 }
 
+/*
+ * What one kmalloc(@size) is charged: the object size of the cache it
+ * comes from, or whole pages above KMALLOC_MAX_CACHE_SIZE.
+ */
+static u64 kmalloc_charge(struct kunit *test, size_t size)
+{
+	size_t bytes = kmalloc_size_roundup(size);
+
+	/* Not 0: a hook that charged nothing must not pass. */
+	KUNIT_EXPECT_GE_MSG(test, bytes, size, "kmalloc_size_roundup(%zu)", size);
+	return bytes;
+}
+
+#define km(size)	kmalloc_charge(test, size)
+
 static int alloc_tag_test_init(struct kunit *test)
 {
 	if (!mem_alloc_profiling_enabled())
@@ -67,10 +86,10 @@ static void alloc_tag_test_kmalloc(struct kunit *test)
 	c = kmalloc_node(64, GFP_KERNEL, NUMA_NO_NODE); AT(l3);
 	d = kzalloc(8, GFP_KERNEL); AT(l4);
 	KUNIT_ASSERT_TRUE(test, a && b && c && d);
-	expect_site(test, l1, 128, 1);
-	expect_site(test, l2, 256, 1);
-	expect_site(test, l3, 64, 1);
-	expect_site(test, l4, 8, 1);
+	expect_site(test, l1, km(100), 1);
+	expect_site(test, l2, km(n), 1);
+	expect_site(test, l3, km(64), 1);
+	expect_site(test, l4, km(8), 1);
 	kfree(a);
 	kfree(b);
 	kfree(c);
@@ -92,10 +111,10 @@ static void alloc_tag_test_arrays(struct kunit *test)
 	c = kcalloc_node(2, 16, GFP_KERNEL, NUMA_NO_NODE); AT(l3);
 	d = kzalloc_node(100, GFP_KERNEL, NUMA_NO_NODE); AT(l4);
 	KUNIT_ASSERT_TRUE(test, a && b && c && d);
-	expect_site(test, l1, 128, 1);
-	expect_site(test, l2, 256, 1);
-	expect_site(test, l3, 32, 1);
-	expect_site(test, l4, 128, 1);
+	expect_site(test, l1, km(n * 40), 1);
+	expect_site(test, l2, km((n + 1) * 50), 1);
+	expect_site(test, l3, km(2 * 16), 1);
+	expect_site(test, l4, km(100), 1);
 	kfree(a);
 	kfree(b);
 	kfree(c);
@@ -109,6 +128,7 @@ static void alloc_tag_test_arrays(struct kunit *test)
 static void alloc_tag_test_krealloc(struct kunit *test)
 {
 	unsigned int l1, l2, l3;
+	size_t big;
 	void *p, *q;
 
 	p = kmalloc(16, GFP_KERNEL); AT(l1);
@@ -116,20 +136,22 @@ static void alloc_tag_test_krealloc(struct kunit *test)
 	/* Fits in place: nothing moves, nothing is charged anew. */
 	q = krealloc(p, 12, GFP_KERNEL); AT(l2);
 	KUNIT_ASSERT_PTR_EQ(test, p, q);
-	expect_site(test, l1, 16, 1);
+	expect_site(test, l1, km(16), 1);
 	expect_site(test, l2, 0, 0);
 	/* Moves: the new object is charged, the old one released. */
-	p = krealloc(q, 200, GFP_KERNEL); AT(l3);
+	big = ksize(q) + 1;
+	p = krealloc(q, big, GFP_KERNEL); AT(l3);
 	KUNIT_ASSERT_NOT_NULL(test, p);
+	KUNIT_EXPECT_PTR_NE(test, p, q);
 	expect_site(test, l1, 0, 0);
-	expect_site(test, l3, 256, 1);
+	expect_site(test, l3, km(big), 1);
 	kfree(p);
 	expect_site(test, l3, 0, 0);
 }
 
 static void alloc_tag_test_kmem_cache(struct kunit *test)
 {
-	unsigned int l1, l2, l3, l4, l5;
+	unsigned int l1, l2, l3, l4, l5, osize;
 	struct kmem_cache *s;
 	void *a, *b, *c, *d, *bulk[4];
 	int got;
@@ -143,11 +165,13 @@ static void alloc_tag_test_kmem_cache(struct kunit *test)
 	got = kmem_cache_alloc_bulk(s, GFP_KERNEL, 4, bulk); AT(l5);
 	KUNIT_ASSERT_TRUE(test, a && b && c && d);
 	KUNIT_ASSERT_EQ(test, got, 4);
-	expect_site(test, l1, 200, 1);
-	expect_site(test, l2, 200, 1);
-	expect_site(test, l3, 200, 1);
-	expect_site(test, l4, 200, 1);
-	expect_site(test, l5, 800, 4);
+	osize = kmem_cache_size(s);
+	KUNIT_EXPECT_GE(test, osize, 200U);
+	expect_site(test, l1, osize, 1);
+	expect_site(test, l2, osize, 1);
+	expect_site(test, l3, osize, 1);
+	expect_site(test, l4, osize, 1);
+	expect_site(test, l5, 4 * osize, 4);
 	kmem_cache_free(s, a);
 	kmem_cache_free(s, b);
 	kmem_cache_free(s, c);
@@ -172,10 +196,10 @@ static void alloc_tag_test_kvmalloc(struct kunit *test)
 	KUNIT_ASSERT_TRUE(test, a && b && c);
 	d = kvrealloc(c, 32, 300, GFP_KERNEL); AT(l4);
 	KUNIT_ASSERT_NOT_NULL(test, d);
-	expect_site(test, l1, 128, 1);
-	expect_site(test, l2, 64, 1);
+	expect_site(test, l1, km(100), 1);
+	expect_site(test, l2, km(64), 1);
 	expect_site(test, l3, 0, 0);
-	expect_site(test, l4, 512, 1);
+	expect_site(test, l4, km(300), 1);
 	kvfree(a);
 	kvfree(b);
 	kvfree(d);
@@ -209,11 +233,12 @@ static void alloc_tag_test_helpers(struct kunit *test)
 	d = kmemdup_nul(data, 20, GFP_KERNEL); AT(l4);
 	e = kasprintf(GFP_KERNEL, "%d-%s", 12345, "abcdefghij"); AT(l5);
 	KUNIT_ASSERT_TRUE(test, a && b && c && d && e);
-	expect_site(test, l1, 8, 1);
-	expect_site(test, l2, 8, 1);
-	expect_site(test, l3, 128, 1);
-	expect_site(test, l4, 32, 1);
-	expect_site(test, l5, 32, 1);
+	expect_site(test, l1, km(sizeof("hello")), 1);
+	expect_site(test, l2, km(5 + 1), 1);
+	expect_site(test, l3, km(sizeof(data)), 1);
+	expect_site(test, l4, km(20 + 1), 1);
+	expect_site(test, l5, km(sizeof("12345-abcdefghij")), 1);
+	KUNIT_EXPECT_STREQ(test, e, "12345-abcdefghij");
 	kfree(a);
 	kfree(b);
 	kfree(c);
@@ -238,7 +263,7 @@ static void alloc_tag_test_kvasprintf(struct kunit *test)
 	before = site_now(test, vasprintf_line);
 	p = test_vasprintf("%08d", 1);
 	after = site_now(test, vasprintf_line);
-	KUNIT_EXPECT_EQ(test, after.bytes - before.bytes, 16ULL);
+	KUNIT_EXPECT_EQ(test, after.bytes - before.bytes, km(sizeof("00000001")));
 	KUNIT_EXPECT_EQ(test, after.calls - before.calls, 1ULL);
 	kfree(p);
 }
@@ -263,7 +288,7 @@ static void alloc_tag_test_noprof_helper(struct kunit *test)
 
 	p = test_helper_alloc(40); AT(l1);
 	KUNIT_ASSERT_NOT_NULL(test, p);
-	expect_site(test, l1, 64, 1);
+	expect_site(test, l1, km(40), 1);
 	/* The helper's own line has no tag at all. */
 	KUNIT_EXPECT_NULL(test, alloc_tag_find(__FILE__, helper_line,
 					       TEST_MODNAME));
@@ -585,7 +610,7 @@ static void alloc_tag_test_switch(struct kunit *test)
 
 	on_obj = kmalloc(100, GFP_KERNEL); AT(l2);
 	KUNIT_ASSERT_NOT_NULL(test, on_obj);
-	expect_site(test, l2, 128, 1);
+	expect_site(test, l2, km(100), 1);
 	KUNIT_ASSERT_EQ(test, mem_alloc_profiling_switch(false), 0);
 	kfree(on_obj);
 	KUNIT_ASSERT_EQ(test, mem_alloc_profiling_switch(true), 0);

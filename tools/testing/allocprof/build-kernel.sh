@@ -1,8 +1,11 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# build-kernel.sh NAME FRAGMENT... : build an x86_64 kernel in build/NAME
-# from tinyconfig plus the given config fragments (names in configs/).
+# build-kernel.sh NAME FRAGMENT... : build a kernel in build/NAME from
+# tinyconfig plus the given config fragments (names in configs/), for
+# ARCH=x86_64 (the default; bzImage) or ARCH=arm64 (cross-compiled with
+# aarch64-linux-gnu-gcc; Image, and the arm64 fragment added after guest
+# if not named).
 # The folder is kept between runs (incremental, ccache); it is
 # reconfigured only when the fragments change.  Every option a fragment
 # sets must survive olddefconfig, so a dependency we did not satisfy is an
@@ -15,6 +18,18 @@ name=$1; shift
 out=$top/build/$name
 arch=${ARCH:-x86_64}
 jobs=${JOBS:-$(nproc)}
+case $arch in
+x86_64) cross="" image=bzImage ;;
+arm64) cross=aarch64-linux-gnu- image=Image ;;
+*) echo "build-kernel: ARCH=$arch: only x86_64 and arm64" >&2; exit 2 ;;
+esac
+mk() { make -s -C "$src" O="$out" ARCH="$arch" CROSS_COMPILE="$cross" "$@"; }
+# arm64 needs configs/arm64.config after guest.config (the virt machine's
+# console, no ACPI): added there when not named.
+if [ "$arch" = arm64 ] && [[ " $* " != *" arm64 "* ]]; then
+	set -- $(for f in "$@"; do echo "$f"; [ "$f" = guest ] && echo arm64; done)
+	[[ " $* " == *" arm64 "* ]] || set -- arm64 "$@"
+fi
 frags=()
 for f in "$@"; do frags+=("$here/configs/$f.config"); done
 
@@ -31,7 +46,6 @@ if [ ! -f "$out/.config" ] || [ "$(cat "$out/.fragsum" 2>/dev/null)" != "$sum" ]
 	echo "$sum" >"$out/.fragsum"
 fi
 echo "build-kernel: building $name in $out"
-make -s -C "$src" O="$out" ARCH="$arch" CC="ccache gcc" -j"$jobs" \
-	KBUILD_BUILD_HOST=allocprof \
-	bzImage modules
-make -s -C "$src" O="$out" ARCH="$arch" CC="ccache gcc" modules_prepare
+mk CC="ccache ${cross}gcc" -j"$jobs" KBUILD_BUILD_HOST=allocprof \
+	"$image" modules
+mk CC="ccache ${cross}gcc" modules_prepare

@@ -37,11 +37,12 @@ build() { # build NAME FRAGMENTS...
 	return 1
 }
 
-boot() { # [CPUS=n] [TIMEOUT=s] boot KERNEL NAME SCRIPT APPEND [FILES...]
+boot() { # [CPUS=n] [TIMEOUT=s] [ARCH=arm64] boot KERNEL NAME SCRIPT APPEND [FILES...]
 	local kernel=$1 name=$2 script=$3 append=$4 rc
 	shift 4
 	local args=(-k "$kernel" -s "$here/guest/$script" -f "$here/guest/lib.sh"
-		-a "$append" -t "${TIMEOUT:-400}" -c "${CPUS:-1}" -l "$logs/boot-$name.log")
+		-a "$append" -t "${TIMEOUT:-400}" -c "${CPUS:-1}" -l "$logs/boot-$name.log"
+		-r "${ARCH:-x86_64}")
 	for f in "$@"; do args+=(-f "$f"); done
 	"$here/qemu-run.sh" "${args[@]}" >/dev/null 2>"$logs/boot-$name.err"
 	rc=$?
@@ -74,6 +75,8 @@ build kernel guest prof-on && have_on=1 || have_on=0
 build off guest prof-off slab && have_off=1 || have_off=0
 build debug guest debug && have_dbg=1 || have_dbg=0
 build sanitize guest debug sanitize && have_san=1 || have_san=0
+# arm64, cross-compiled: profiling on, the KUnit suites built in.
+ARCH=arm64 build arm64 guest arm64 prof-on kunit && have_a64=1 || have_a64=0
 
 note "== KUnit (UML)"
 kunit_log=$logs/kunit-um.log
@@ -98,11 +101,13 @@ fi
 
 note "== external test modules"
 # Built against each kernel that boots them: build/testmod-NAME.
-modules() { # modules NAME
-	local mod=$B/testmod-$1
+modules() { # [ARCH=arm64] modules NAME
+	local mod=$B/testmod-$1 cross=()
+	[ "${ARCH:-x86_64}" = arm64 ] &&
+		cross=(ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu-)
 	rm -rf "$mod" && mkdir -p "$mod" && cp "$here"/modules/* "$mod"/
 	python3 "$here/modules/gen-many.py" 2000 >"$mod/allocprof_many.c"
-	if make -C "$B/$1" M="$mod" modules >"$logs/testmod-$1.log" 2>&1; then
+	if make -C "$B/$1" M="$mod" "${cross[@]}" modules >"$logs/testmod-$1.log" 2>&1; then
 		ok "external test modules build against build/$1"
 		return 0
 	fi
@@ -114,6 +119,8 @@ have_mod=0 have_mod_dbg=0 have_mod_san=0
 [ $have_on = 1 ] && modules kernel && have_mod=1
 [ $have_dbg = 1 ] && modules debug && have_mod_dbg=1
 [ $have_san = 1 ] && modules sanitize && have_mod_san=1
+have_mod_a64=0
+[ $have_a64 = 1 ] && ARCH=arm64 modules arm64 && have_mod_a64=1
 mod=$B/testmod-kernel
 mods() { # the .ko files booted by the module and stress checks
 	local d=$B/testmod-$1
@@ -208,6 +215,29 @@ if [ $have_san = 1 ]; then
 	boot "$S_K" san-badparam badparam.sh "sysctl.vm.mem_profiling=bogus"
 else
 	ko "sanitizer boot checks (no kernel)"
+fi
+
+note "== arm64 (qemu-system-aarch64 -M virt -cpu max, TCG)"
+if [ $have_a64 = 1 ]; then
+	A_K=$B/arm64/arch/arm64/boot/Image
+	# The suites run at every boot of this kernel; memcg off lets the
+	# migration case run (see alloc_tag_test_migrate).
+	ARCH=arm64 boot "$A_K" a64-kunit kunit-boot.sh "cgroup_disable=memory"
+	ARCH=arm64 boot "$A_K" a64-allocinfo allocinfo.sh ""
+	if [ $have_mod_a64 = 1 ]; then
+		# shellcheck disable=SC2046
+		ARCH=arm64 boot "$A_K" a64-modules modules.sh "" $(mods arm64)
+		# shellcheck disable=SC2046
+		ARCH=arm64 CPUS=2 boot "$A_K" a64-stress stress.sh "" $(mods arm64)
+	else
+		ko "arm64 module and stress checks (no modules)"
+	fi
+	ARCH=arm64 boot "$A_K" a64-never never.sh "sysctl.vm.mem_profiling=never"
+	ARCH=arm64 boot "$A_K" a64-bootoff bootoff.sh "sysctl.vm.mem_profiling=0"
+	ARCH=arm64 boot "$A_K" a64-badparam badparam.sh "sysctl.vm.mem_profiling=bogus"
+	ARCH=arm64 boot "$A_K" a64-pagearray pagearray.sh "mem_profiling_page_tags=array"
+else
+	ko "arm64 boot checks (no kernel)"
 fi
 
 note "== FORTIFY_SOURCE (modules against modules_prepare of -O2 FORTIFY kernels)"

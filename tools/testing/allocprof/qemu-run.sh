@@ -6,7 +6,12 @@
 #
 #   qemu-run.sh -k bzImage -s guest.sh [-f FILE]... [-a "kernel args"]
 #               [-t TIMEOUT_S] [-c CPUS] [-m MEM_MB] [-l console.log]
+#               [-r x86_64|arm64]
 #
+# -r arm64 boots an arm64 Image on qemu-system-aarch64 -M virt -cpu max
+# with the arm64 busybox that "make deps" unpacks into build/busybox-arm64
+# (BUSYBOX_ARM64 names another); the default is x86_64 with the host's
+# busybox.
 # Files given with -f are copied to /data in the guest.  The console is
 # printed (and saved with -l).  A guest that panics, or never reports its
 # status, ends with exit status 125; one that runs past the timeout is
@@ -14,9 +19,9 @@
 # and /dev mounted and PATH set to busybox.
 set -u
 
-kernel="" script="" append="" timeout=300 cpus=1 mem=512 log=""
+kernel="" script="" append="" timeout=300 cpus=1 mem=512 log="" arch=x86_64
 files=()
-while getopts "k:s:f:a:t:c:m:l:" o; do
+while getopts "k:s:f:a:t:c:m:l:r:" o; do
 	case $o in
 	k) kernel=$OPTARG ;;
 	s) script=$OPTARG ;;
@@ -26,21 +31,39 @@ while getopts "k:s:f:a:t:c:m:l:" o; do
 	c) cpus=$OPTARG ;;
 	m) mem=$OPTARG ;;
 	l) log=$OPTARG ;;
+	r) arch=$OPTARG ;;
 	*) echo "usage: see the head of $0" >&2; exit 2 ;;
 	esac
 done
 [ -f "$kernel" ] || { echo "qemu-run: no kernel '$kernel'" >&2; exit 2; }
 [ -f "$script" ] || { echo "qemu-run: no script '$script'" >&2; exit 2; }
-busybox=$(command -v busybox) || { echo "qemu-run: busybox-static missing" >&2; exit 2; }
+case $arch in
+x86_64)
+	busybox=$(command -v busybox) ||
+		{ echo "qemu-run: busybox-static missing" >&2; exit 2; }
+	;;
+arm64)
+	top=$(cd "$(dirname "$0")/../../.." && pwd)
+	busybox=${BUSYBOX_ARM64:-$top/build/busybox-arm64/bin/busybox}
+	[ -x "$busybox" ] ||
+		{ echo "qemu-run: no arm64 busybox at $busybox (make deps)" >&2; exit 2; }
+	;;
+*) echo "qemu-run: -r $arch: only x86_64 and arm64" >&2; exit 2 ;;
+esac
 
 tmp=$(mktemp -d /tmp/allocprof-qemu.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 root=$tmp/root
 mkdir -p "$root"/{bin,sbin,proc,sys,dev,tmp,data,etc,root}
 cp "$busybox" "$root/bin/busybox"
-for a in $("$busybox" --list); do
-	[ "$a" = busybox ] || ln -sf busybox "$root/bin/$a"
-done
+if [ "$arch" = x86_64 ]; then
+	for a in $("$busybox" --list); do
+		[ "$a" = busybox ] || ln -sf busybox "$root/bin/$a"
+	done
+else
+	# The host cannot run it: it links its applets itself, first thing.
+	ln -s busybox "$root/bin/sh"
+fi
 cp "$script" "$root/test.sh"
 for f in "${files[@]}"; do
 	cp -r "$f" "$root/data/"
@@ -51,6 +74,7 @@ printf 'root:x:0:\nnobody:x:65534:\n' >"$root/etc/group"
 cat >"$root/init" <<'EOF'
 #!/bin/sh
 export PATH=/bin:/sbin
+[ -e /bin/mount ] || /bin/busybox --install -s /bin
 mount -t proc proc /proc
 mount -t sysfs sysfs /sys
 mount -t devtmpfs devtmpfs /dev 2>/dev/null
@@ -74,12 +98,18 @@ chmod +x "$root/init" "$root/test.sh"
 accel=tcg
 [ "$cpus" -gt 1 ] && accel=tcg,thread=single
 
+if [ "$arch" = arm64 ]; then
+	qemu=(qemu-system-aarch64 -M virt -cpu max) console=ttyAMA0
+else
+	qemu=(qemu-system-x86_64 -cpu max) console=ttyS0
+fi
+
 out=$tmp/console.log
 timeout --foreground -k 5 "$timeout" \
-	qemu-system-x86_64 -accel "$accel" -cpu max -smp "$cpus" -m "$mem" \
+	"${qemu[@]}" -accel "$accel" -smp "$cpus" -m "$mem" \
 	-nographic -no-reboot -monitor none -serial stdio \
 	-kernel "$kernel" -initrd "$tmp/initrd.gz" \
-	-append "console=ttyS0 panic=-1 oops=panic quiet loglevel=4 $append" \
+	-append "console=$console panic=-1 oops=panic quiet loglevel=4 $append" \
 	</dev/null 2>&1 | tr -d '\r' | tee "$out"
 qrc=${PIPESTATUS[0]}
 [ -n "$log" ] && cp "$out" "$log"

@@ -12,7 +12,9 @@ set -eu
 src=$1 out=$2 arch=$3; shift 3
 jobs=${JOBS:-2}
 [ "$jobs" -le 2 ] || jobs=2
-mk() { nice -n 19 make -s -C "$src" O="$out" ARCH="$arch" "$@"; }
+cross=""
+[ "$arch" = arm64 ] && cross=aarch64-linux-gnu-
+mk() { nice -n 19 make -s -C "$src" O="$out" ARCH="$arch" CROSS_COMPILE="$cross" "$@"; }
 
 mkdir -p "$out"
 sum=$( (cat "$@"; echo "$src $arch") | sha1sum | cut -c1-16)
@@ -27,9 +29,10 @@ if [ ! -f "$out/.config" ] || [ "$(cat "$out/.fragsum" 2>/dev/null)" != "$sum" ]
 	echo "$sum" >"$out/.fragsum"
 fi
 echo "bench-build: building $out"
-if [ "$arch" = um ]; then
-	mk CC="ccache gcc" -j"$jobs" KBUILD_BUILD_HOST=allocprof linux modules
-else
-	mk CC="ccache gcc" -j"$jobs" KBUILD_BUILD_HOST=allocprof bzImage modules
-fi
-mk CC="ccache gcc" modules_prepare >/dev/null
+case $arch in
+um) image=linux ;;
+arm64) image=Image ;;
+*) image=bzImage ;;
+esac
+mk CC="ccache ${cross}gcc" -j"$jobs" KBUILD_BUILD_HOST=allocprof "$image" modules
+mk CC="ccache ${cross}gcc" modules_prepare >/dev/null

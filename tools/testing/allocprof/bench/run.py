@@ -7,7 +7,10 @@
 
 Builds from one source tree a baseline kernel (profiling compiled out) and
 two profiling kernels (enabled and disabled by default) for each venue
-(QEMU TCG x86_64 with 1 vCPU; UML x86_64), optionally mainline 6.12 twice
+(QEMU TCG x86_64 with 1 vCPU; UML x86_64; QEMU TCG arm64 -M virt with 1
+vCPU, under -icount only, which also gets a profiling kernel whose counter
+update is the interrupt-disabled one that 82bb81e replaced: row 3i),
+optionally mainline 6.12 twice
 (compiled out / in) for each venue, builds allocprof_bench.ko against
 each, and boots every configuration once per round, interleaved
 (A B C ... A B C ...).  Reports median and min-max per
@@ -83,17 +86,59 @@ def build_kernel(src, out, arch, frags, lax=False):
     run([os.path.join(HERE, "build.sh"), src, out, arch] + frags, env=env)
 
 
-# venue: (ARCH, folder prefix, first fragment, image in the build folder)
+# venue: (ARCH, folder prefix, first fragments, image in the build folder)
 VENUE_BUILD = {
-    "qemu": ("x86_64", "q-", os.path.join(CONF, "guest.config"),
+    "qemu": ("x86_64", "q-", [os.path.join(CONF, "guest.config")],
              "arch/x86/boot/bzImage"),
-    "um": ("um", "um-", os.path.join(HERE, "configs/um.config"), "linux"),
+    "um": ("um", "um-", [os.path.join(HERE, "configs/um.config")], "linux"),
+    "arm64": ("arm64", "a64-", [os.path.join(CONF, "guest.config"),
+                                os.path.join(CONF, "arm64.config")],
+              "arch/arm64/boot/Image"),
 }
+
+# Venues measured on the kernels of another: icount boots the qemu kernels.
+KERNEL_VENUE = {"icount": "qemu", "arm64-icount": "arm64"}
+
+# Row 3i (arm64): alloc_tag_counters_add() as it was before 82bb81e, one
+# interrupt-disabled section around two raw_cpu_add()s, in a copy of the
+# source tree; measures what the generic irq-save path would cost there.
+IRQSAVE_OLD = """	struct alloc_tag_counters __percpu *c = tag->counters;
+
+	this_cpu_add(c->bytes, bytes);
+	this_cpu_add(c->calls, calls);
+}"""
+IRQSAVE_NEW = """	struct alloc_tag_counters __percpu *c = tag->counters;
+	unsigned long flags;
+
+	local_irq_save(flags);
+	raw_cpu_add(c->bytes, bytes);
+	raw_cpu_add(c->calls, calls);
+	local_irq_restore(flags);
+}"""
+
+
+def irqsave_tree(src):
+    """build/bench/linux-irqsave: src (hard links) with the old update."""
+    dst = os.path.join(BENCH, "linux-irqsave")
+    if os.path.exists(dst):
+        shutil.rmtree(dst)
+    run(["cp", "-al", src, dst])
+    hdr = os.path.join(dst, "include/linux/alloc_tag.h")
+    text = open(hdr).read()
+    if text.count(IRQSAVE_OLD) != 1:
+        sys.exit("bench: alloc_tag_counters_add() is not as row 3i expects")
+    os.unlink(hdr)  # a file of its own, not src's
+    with open(hdr, "w") as f:
+        f.write(text.replace(IRQSAVE_OLD, IRQSAVE_NEW))
+    return dst
 
 
 # --o2: every kernel of this series also gets configs/o2.config (-O2, as
 # distributions build, instead of tinyconfig's -Os), in its own folders.
 O2 = {"on": False}
+# --kernels: build only these of this series' kernels (rows of the others
+# are reported as not measured).
+ONLY_KERNELS = {"keys": None}
 
 
 def build_venue(kernels, venue, src, mainline):
@@ -101,12 +146,18 @@ def build_venue(kernels, venue, src, mainline):
     with the module against each; record them in kernels."""
     arch, prefix, base, image = VENUE_BUILD[venue]
     extra = []
+    ours = OURS
+    if venue == "arm64":
+        ours = OURS + (("on-irqsave", [os.path.join(CONF, "prof-on.config")]),)
     if O2["on"]:
         prefix += "O2-"
         extra = [os.path.join(HERE, "configs/o2.config")]
-    for k, frags in OURS:
+    for k, frags in ours:
+        if ONLY_KERNELS["keys"] and k not in ONLY_KERNELS["keys"]:
+            continue
         out = os.path.join(OUT, prefix + k)
-        build_kernel(src, out, arch, [base] + frags + extra)
+        ksrc = irqsave_tree(src) if k == "on-irqsave" else src
+        build_kernel(ksrc, out, arch, base + frags + extra)
         kernels[(venue, k)] = (os.path.join(out, image),
                                build_module(out, arch, prefix + k), out)
     if not mainline:
@@ -116,7 +167,7 @@ def build_venue(kernels, venue, src, mainline):
     for k, frag in (("off", "prof-off"), ("on", "prof-on")):
         out = os.path.join(ML, "out-" + mp + k)
         build_kernel(msrc, out, arch,
-                     [base, os.path.join(HERE, "configs/ml.config"),
+                     base + [os.path.join(HERE, "configs/ml.config"),
                       os.path.join(CONF, frag + ".config")], lax=True)
         kernels[(venue, "ml-" + k)] = (
             os.path.join(out, image), build_module(out, arch, "ml-" + mp + k),
@@ -129,8 +180,9 @@ def build_module(kdir, arch, name):
     os.makedirs(mdir, exist_ok=True)
     for f in ("allocprof_bench.c", "Makefile"):
         shutil.copy(os.path.join(HERE, f), mdir)
-    run(NICE + ["make", "-s", "-C", kdir, "ARCH=" + arch, "M=" + mdir,
-                "-j2", "modules"])
+    cross = "aarch64-linux-gnu-" if arch == "arm64" else ""
+    run(NICE + ["make", "-s", "-C", kdir, "ARCH=" + arch,
+                "CROSS_COMPILE=" + cross, "M=" + mdir, "-j2", "modules"])
     return os.path.join(mdir, "allocprof_bench.ko")
 
 
@@ -167,9 +219,15 @@ def host_tsc_khz():
     return 0
 
 
-def boot_qemu(kernel, ko, append, timeout=600, icount=False):
+def boot_qemu(kernel, ko, append, timeout=600, icount=False, arch="x86_64"):
     env = dict(os.environ)
-    if icount:
+    if arch == "arm64":
+        # The generic timer needs no help; under -icount it counts guest
+        # instructions too (icount/qemu-system-aarch64).
+        if icount:
+            env["PATH"] = os.path.join(HERE, "icount") + ":" + env["PATH"]
+        khz = 0
+    elif icount:
         # icount/qemu-system-x86_64 adds -icount shift=0: the TSC then
         # counts guest instructions (1 GHz), so 1 ns = 1 instruction.
         env["PATH"] = os.path.join(HERE, "icount") + ":" + env["PATH"]
@@ -180,7 +238,8 @@ def boot_qemu(kernel, ko, append, timeout=600, icount=False):
         append = "tsc_early_khz=%d tsc=reliable %s" % (khz, append)
     cmd = NICE + [os.path.join(T, "qemu-run.sh"), "-k", kernel,
                   "-s", os.path.join(HERE, "guest.sh"), "-f", ko,
-                  "-c", "1", "-m", "512", "-t", str(timeout), "-a", append]
+                  "-c", "1", "-m", "512", "-t", str(timeout), "-a", append,
+                  "-r", arch]
     p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                        universal_newlines=True, env=env)
     return p.returncode, p.stdout
@@ -271,7 +330,11 @@ def configs(venue, k, mainline):
         ("6 disabled+acct", "dflt", "bench_acct=1", "(2) with account=1 in a memcg"),
         ("7 enabled+acct", "on", "bench_acct=1", "(3) with account=1 in a memcg"),
     ]
-    if mainline:
+    if venue == "arm64-icount":
+        c.append(("3i enabled, irq-save add", "on-irqsave", "",
+                  "(3) with the counter update before 82bb81e: "
+                  "local_irq_save() around two raw_cpu_add()"))
+    if mainline and venue != "arm64-icount":
         c += [
             ("M1 6.12 baseline", "ml-off", "", "mainline 6.12, compiled out"),
             ("M2 6.12 disabled", "ml-on", "sysctl.vm.mem_profiling=0",
@@ -386,7 +449,7 @@ def summarise(results, venue, cfgs):
         if name.startswith("M1"):
             mlbase = s
         rows.append((name, desc, s))
-    unit = "guest insns/op" if venue == "icount" else "ns/op"
+    unit = "guest insns/op" if venue.endswith("icount") else "ns/op"
     lines = ["| configuration | kmalloc+kfree %s median (min-max) | vs base | "
              "page alloc+free %s median (min-max) | vs base | n |" % (unit, unit),
              "|---|---|---|---|---|---|"]
@@ -412,7 +475,8 @@ def main():
     ap.add_argument("--iterations", type=int, default=300000)
     ap.add_argument("--venues", default="qemu,icount,um",
                     help="qemu (TCG, host clock), icount (TCG -icount: "
-                    "guest instructions), um (UML)")
+                    "guest instructions), arm64-icount (the same on "
+                    "qemu-system-aarch64 -M virt; not by default), um (UML)")
     ap.add_argument("--icount-iterations", type=int, default=30000)
     ap.add_argument("--no-mainline", action="store_true")
     ap.add_argument("--src")
@@ -423,8 +487,13 @@ def main():
     ap.add_argument("--o2", action="store_true",
                     help="build this series' kernels with -O2 "
                     "(configs/o2.config, own folders)")
+    ap.add_argument("--kernels",
+                    help="comma-separated: build only these of off, on, "
+                    "dflt (and on-irqsave for arm64)")
     args = ap.parse_args()
     O2["on"] = args.o2
+    if args.kernels:
+        ONLY_KERNELS["keys"] = args.kernels.split(",")
     venues = args.venues.split(",")
     mainline = not args.no_mainline
     os.makedirs(OUT, exist_ok=True)
@@ -437,6 +506,10 @@ def main():
             build_venue(kernels, "qemu", src, mainline)
         if "um" in venues:
             build_venue(kernels, "um", src, mainline)
+        if "arm64-icount" in venues:
+            # No mainline 6.12 on arm64: its two builds were not worth
+            # their time for the figures asked of arm64.
+            build_venue(kernels, "arm64", src, False)
 
         results = []
         if os.path.exists(rpath) and args.append:
@@ -447,12 +520,12 @@ def main():
                     if args.only and not any(name.startswith(p) for p in
                                              args.only.split(",")):
                         continue
-                    kv = "qemu" if venue == "icount" else venue
+                    kv = KERNEL_VENUE.get(venue, venue)
                     if (kv, k) not in kernels:
                         continue
                     img, ko, _ = kernels[(kv, k)]
                     iters = args.iterations
-                    if venue == "icount":
+                    if venue.endswith("icount"):
                         iters = args.icount_iterations
                     append = ("%s bench_iter=%d" % (extra, iters)).strip()
                     t0 = time.time()
@@ -460,6 +533,9 @@ def main():
                         rc, text = boot_qemu(img, ko, append)
                     elif venue == "icount":
                         rc, text = boot_qemu(img, ko, append, icount=True)
+                    elif venue == "arm64-icount":
+                        rc, text = boot_qemu(img, ko, append, icount=True,
+                                             arch="arm64")
                     else:
                         rc, text = boot_uml(img, ko, append)
                     r = parse(text)
@@ -479,7 +555,9 @@ def main():
         # Memory figures: one boot of each profiling kernel with bench_mem=1.
         mpath = os.path.join(BENCH, "memory.json")
         mem = json.load(open(mpath)) if os.path.exists(mpath) else {}
-        for venue in sorted({"qemu" if v == "icount" else v for v in venues}):
+        for venue in sorted({KERNEL_VENUE.get(v, v) for v in venues}):
+            if venue == "arm64":
+                continue  # the memory figures and hook statistics are x86's
             if (venue, "on") not in kernels:
                 continue
             # Same image booted enabled and disabled: the difference in Slab
@@ -524,6 +602,8 @@ def main():
         title = {"qemu": "QEMU TCG x86_64, 1 vCPU, host clock (tsc)",
                  "icount": "QEMU TCG x86_64, 1 vCPU, -icount shift=0 "
                            "(1 ns = 1 guest instruction)",
+                 "arm64-icount": "QEMU TCG arm64 (-M virt -cpu max), 1 vCPU, "
+                                 "-icount shift=0 (1 ns = 1 guest instruction)",
                  "um": "UML x86_64"}.get(venue, venue)
         rep += ["## %s" % title, "", summarise(results, venue,
                                               configs(venue, None, mainline)), ""]

@@ -35,11 +35,11 @@ done
 after=$(meminfo MemFree)
 vafter=$(meminfo VmallocUsed)
 check "$N loads and unloads of a leaking module all succeed" [ $ok = 1 ]
-set -- $(dmesg | sed -n "s/.*$M: sites \([0-9]*\) \([0-9]*\) image.*/\1 \2/p" | tail -1)
-l1=$1 l2=$2
+set -- $(dmesg | sed -n "s/.*$M: sites \([0-9]*\) \([0-9]*\) size \([0-9]*\) image.*/\1 \2 \3/p" | tail -1)
+l1=$1 l2=$2 osz=${3:-0}
 echo "leak sites: kmalloc line $l1: $(sums $l1); page line $l2: $(sums $l2)"
 check "all $N leaked objects still charged to the module's line" \
-	[ "$(sums $l1)" = "$N $((N * 128)) $N" ]
+	[ "$(sums $l1)" = "$N $((N * osz)) $N" ]
 check "all $N leaked pages still charged to the module's line" \
 	[ "$(sums $l2)" = "$N $((N * PAGE)) $N" ]
 # Module images are vmalloc()ed: VmallocUsed would grow by N images if
@@ -48,7 +48,7 @@ check "all $N leaked pages still charged to the module's line" \
 # what leaked and some slack.
 drop=$((before - after))
 vgrow=$((vafter - vbefore))
-leak_kb=$((N * (PAGE + 128) / 1024))
+leak_kb=$((N * (PAGE + osz) / 1024))
 echo "MemFree $before -> $after kB (dropped $drop kB), VmallocUsed $vbefore -> $vafter kB (grew $vgrow kB) over $N cycles; leaked $leak_kb kB; images would be $((N * 256)) kB"
 check "no module image kept: vmalloc use grows by less than one image" \
 	[ "$vgrow" -lt 256 ]

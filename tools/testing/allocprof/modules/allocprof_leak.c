@@ -29,7 +29,8 @@ static int __init allocprof_leak_init(void)
 		return -ENOMEM;
 	}
 	/* Leaked on purpose: nothing keeps them. */
-	pr_info("allocprof_leak: sites %u %u image %d\n", l1, l2, image[0]);
+	pr_info("allocprof_leak: sites %u %u size %zu image %d\n", l1, l2,
+		kmalloc_size_roundup(100), image[0]);
 	return 0;
 }
 
