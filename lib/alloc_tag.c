@@ -15,7 +15,9 @@
 #include <linux/capability.h>
 #include <linux/init.h>
 #include <linux/kallsyms.h>
+#include <linux/kmemleak.h>
 #include <linux/memblock.h>
+#include <linux/memory.h>
 #include <linux/minmax.h>
 #include <linux/mm.h>
 #include <linux/module.h>
@@ -510,15 +512,33 @@ static void pgtag_unregister_module(struct alloc_tag *tags, size_t n)
 enum pgtag_mode {
 	PGTAG_NONE,		/* no storage (yet, or "never") */
 	PGTAG_FLAGS,		/* index in page->flags */
-	PGTAG_ARRAY,		/* index in pgtag_array[pfn] */
+	PGTAG_ARRAY,		/* index in a 4-byte slot per page frame */
+};
+
+/*
+ * The array: a slot per page frame, in chunks of PGTAG_CHUNK_PAGES frames
+ * allocated for the memory that exists, at boot before the page allocator
+ * hands out its first page, and when memory is hot-added.  A directory
+ * indexed by pfn / PGTAG_CHUNK_PAGES points to them.  Chunks stay once
+ * allocated, and a directory replaced by a larger one (memory added above
+ * the end of the old one) is kept too, so lookups need no lock.
+ */
+#define PGTAG_CHUNK_SHIFT	15
+#define PGTAG_CHUNK_PAGES	(1UL << PGTAG_CHUNK_SHIFT)
+#define PGTAG_CHUNK_BYTES	(PGTAG_CHUNK_PAGES * sizeof(u32))
+
+struct pgtag_dir {
+	unsigned long nr;		/* chunks it can point to */
+	u32 *chunk[];
 };
 
 static enum pgtag_mode pgtag_mode __read_mostly =
 	ALLOC_TAG_WIDTH ? PGTAG_FLAGS : PGTAG_NONE;
-static u32 *pgtag_array __read_mostly;
-static unsigned long pgtag_array_start __read_mostly;	/* first pfn */
-static unsigned long pgtag_array_pfns __read_mostly;
+static struct pgtag_dir *pgtag_dir __read_mostly;
+static atomic_long_t pgtag_chunks;	/* chunks allocated */
+static DEFINE_MUTEX(pgtag_dir_lock);	/* allocates chunks after boot */
 static bool pgtag_force_array __initdata;
+static bool pgtag_too_many_tags __initdata;
 
 static int __init pgtag_storage_param(char *arg)
 {
@@ -533,17 +553,31 @@ static int __init pgtag_storage_param(char *arg)
 }
 early_param("mem_profiling_page_tags", pgtag_storage_param);
 
+/* The array slot of @page, or NULL if its memory has none. */
+static __always_inline u32 *pgtag_slot(struct page *page)
+{
+	const struct pgtag_dir *dir = READ_ONCE(pgtag_dir);
+	unsigned long pfn = page_to_pfn(page);
+	unsigned long c = pfn >> PGTAG_CHUNK_SHIFT;
+	u32 *chunk;
+
+	if (unlikely(c >= dir->nr))
+		return NULL;
+	chunk = READ_ONCE(dir->chunk[c]);
+	return likely(chunk) ? &chunk[pfn & (PGTAG_CHUNK_PAGES - 1)] : NULL;
+}
+
 static __always_inline u32 pgtag_get(struct page *page)
 {
-	unsigned long pfn;
+	u32 *slot;
 
 	switch (pgtag_mode) {
 	case PGTAG_FLAGS:
 		return (READ_ONCE(page->flags) & PGTAG_FLAGS_MASK) >>
 		       ALLOC_TAG_PGOFF;
 	case PGTAG_ARRAY:
-		pfn = page_to_pfn(page) - pgtag_array_start;
-		return pfn < pgtag_array_pfns ? READ_ONCE(pgtag_array[pfn]) : 0;
+		slot = pgtag_slot(page);
+		return slot ? READ_ONCE(*slot) : 0;
 	default:
 		return 0;
 	}
@@ -552,7 +586,8 @@ static __always_inline u32 pgtag_get(struct page *page)
 /* Return false if @page cannot hold @idx. */
 static __always_inline bool pgtag_set(struct page *page, u32 idx)
 {
-	unsigned long old, new, pfn;
+	unsigned long old, new;
+	u32 *slot;
 
 	switch (pgtag_mode) {
 	case PGTAG_FLAGS:
@@ -566,10 +601,10 @@ static __always_inline bool pgtag_set(struct page *page, u32 idx)
 		} while (!try_cmpxchg(&page->flags, &old, new));
 		return true;
 	case PGTAG_ARRAY:
-		pfn = page_to_pfn(page) - pgtag_array_start;
-		if (pfn >= pgtag_array_pfns)
+		slot = pgtag_slot(page);
+		if (!slot)
 			return false;
-		WRITE_ONCE(pgtag_array[pfn], idx);
+		WRITE_ONCE(*slot, idx);
 		return true;
 	default:
 		return false;
@@ -613,16 +648,16 @@ void __pgalloc_tag_add(struct page *page, unsigned int nr)
  */
 static __always_inline void pgtag_clear_freed(struct page *page)
 {
-	unsigned long pfn;
+	u32 *slot;
 
 	switch (pgtag_mode) {
 	case PGTAG_FLAGS:
 		WRITE_ONCE(page->flags, page->flags & ~PGTAG_FLAGS_MASK);
 		break;
 	case PGTAG_ARRAY:
-		pfn = page_to_pfn(page) - pgtag_array_start;
-		if (pfn < pgtag_array_pfns)
-			WRITE_ONCE(pgtag_array[pfn], 0);
+		slot = pgtag_slot(page);
+		if (slot)
+			WRITE_ONCE(*slot, 0);
 		break;
 	default:
 		break;
@@ -695,70 +730,165 @@ void __pgalloc_tag_move(struct page *dst, struct page *src, unsigned int nr)
 		pgtag_set(src, 0);
 }
 
-/* Choose where page tags live; say which and why. */
-static int __init pgtag_storage_init(void)
+/* Does the flags field number every vmlinux tag and enough module tags? */
+static bool __init pgtag_flags_fit(void)
 {
-	u32 ntags = nr_vmlinux_tags();
-	unsigned long end = 0;
-	struct zone *zone;
-	size_t bytes;
+	u64 numbers = BIT_ULL(min(ALLOC_TAG_WIDTH, 31));
 
 	/* The field is below all the others and above the flags proper. */
 	BUILD_BUG_ON(ALLOC_TAG_WIDTH && (NR_PAGEFLAGS > ALLOC_TAG_PGOFF ||
 					 LRU_REFS_PGOFF !=
 					 ALLOC_TAG_PGOFF + ALLOC_TAG_WIDTH));
+	return nr_vmlinux_tags() + 1 + PGTAG_MOD_RESERVE <= numbers;
+}
+
+/**
+ * pgalloc_tag_early_init() - give page tags their array if they need one
+ *
+ * If page tags go in the array, every range of memory that exists gets
+ * its chunks now, from memblock, before the page allocator hands out its
+ * first page, so that no page goes untracked.  Memory added later gets
+ * chunks when it goes online.
+ *
+ * Context: mm_init(), before mem_init().
+ */
+void __init pgalloc_tag_early_init(void)
+{
+	unsigned long start, end, last = 0, c, nr;
+	struct pgtag_dir *dir;
+	int i, nid;
+
+	if (mem_profiling_never)
+		return;
+	if (pgtag_mode == PGTAG_FLAGS) {
+		if (pgtag_flags_fit())
+			return;
+		pgtag_too_many_tags = true;
+		pgtag_mode = PGTAG_NONE;
+	}
+	for_each_mem_pfn_range(i, MAX_NUMNODES, &start, &end, &nid)
+		last = max(last, end);
+	/* Room in the directory for memory that may be hot-added later. */
+	nr = DIV_ROUND_UP(max(last, max_possible_pfn), PGTAG_CHUNK_PAGES);
+	dir = memblock_alloc(struct_size(dir, chunk, nr), SMP_CACHE_BYTES);
+	if (!dir)
+		goto fail;
+	dir->nr = nr;
+	for_each_mem_pfn_range(i, MAX_NUMNODES, &start, &end, &nid) {
+		for (c = start >> PGTAG_CHUNK_SHIFT;
+		     c < DIV_ROUND_UP(end, PGTAG_CHUNK_PAGES); c++) {
+			if (dir->chunk[c])
+				continue;
+			dir->chunk[c] = memblock_alloc_node(PGTAG_CHUNK_BYTES,
+							    SMP_CACHE_BYTES,
+							    nid);
+			if (!dir->chunk[c])
+				goto fail;
+			atomic_long_inc(&pgtag_chunks);
+		}
+	}
+	pgtag_dir = dir;
+	pgtag_mode = PGTAG_ARRAY;
+	return;
+fail:
+	/* What was taken from memblock stays taken: a few pages at most. */
+	atomic_long_set(&pgtag_chunks, 0);
+	pr_err("page tags: no memory for the array; pages are not profiled\n");
+}
+
+/* Chunks for memory going online; a larger directory if need be. */
+static void pgtag_cover(unsigned long start, unsigned long nr_pages, int nid)
+{
+	unsigned long c, first = start >> PGTAG_CHUNK_SHIFT;
+	unsigned long end = DIV_ROUND_UP(start + nr_pages, PGTAG_CHUNK_PAGES);
+	struct pgtag_dir *dir, *old;
+	u32 *chunk;
+
+	mutex_lock(&pgtag_dir_lock);
+	old = pgtag_dir;
+	if (end > old->nr) {
+		dir = alloc_hooks_tag(ALLOC_TAG_NONE,
+				      kvzalloc_noprof(struct_size(dir, chunk, end),
+						      GFP_KERNEL));
+		if (!dir)
+			goto fail;
+		dir->nr = end;
+		memcpy(dir->chunk, old->chunk, old->nr * sizeof(old->chunk[0]));
+		/* Lookups may still read the old one: it is kept. */
+		smp_store_release(&pgtag_dir, dir);
+		kmemleak_not_leak(old);
+	}
+	dir = pgtag_dir;
+	for (c = first; c < end; c++) {
+		if (dir->chunk[c])
+			continue;
+		chunk = alloc_hooks_tag(ALLOC_TAG_NONE,
+					kvzalloc_node_noprof(PGTAG_CHUNK_BYTES,
+							     GFP_KERNEL, nid));
+		if (!chunk)
+			goto fail;
+		/* Zeroed before it is seen. */
+		smp_store_release(&dir->chunk[c], chunk);
+		atomic_long_inc(&pgtag_chunks);
+	}
+	mutex_unlock(&pgtag_dir_lock);
+	return;
+fail:
+	mutex_unlock(&pgtag_dir_lock);
+	pr_warn("page tags: no memory to cover pfns %#lx-%#lx: their pages are not charged\n",
+		start, start + nr_pages - 1);
+}
+
+static int pgtag_memory_callback(struct notifier_block *nb,
+				 unsigned long action, void *arg)
+{
+	struct memory_notify *mn = arg;
+
+	/* Never fails the hot-add: uncovered pages are only not charged. */
+	if (action == MEM_GOING_ONLINE)
+		pgtag_cover(mn->start_pfn, mn->nr_pages,
+			    page_to_nid(pfn_to_page(mn->start_pfn)));
+	return NOTIFY_OK;
+}
+
+/* Say where page tags live and why. */
+static int __init pgtag_storage_init(void)
+{
+	u32 ntags = nr_vmlinux_tags();
+
 	if (mem_profiling_never) {
 		pgtag_mode = PGTAG_NONE;
 		pr_info("page tags: none, profiling disabled with 'never'\n");
 		return 0;
 	}
 	if (pgtag_mode == PGTAG_FLAGS) {
-		u64 numbers = BIT_ULL(min(ALLOC_TAG_WIDTH, 31));
-
-		if (ntags + 1 + PGTAG_MOD_RESERVE <= numbers) {
-			pgtag_mod_limit = numbers - ntags - 1;
-			pr_info("page tags: %d bits of page->flags, no per-page memory (%u numbers for modules)\n",
-				ALLOC_TAG_WIDTH, pgtag_mod_limit);
-			return 0;
-		}
+		pgtag_mod_limit = min(BIT_ULL(min(ALLOC_TAG_WIDTH, 31)),
+				      (u64)ALLOC_TAG_INACCURATE) - ntags - 1;
+		pr_info("page tags: %d bits of page->flags, no per-page memory (%u numbers for modules)\n",
+			ALLOC_TAG_WIDTH, pgtag_mod_limit);
+		return 0;
+	}
+	if (pgtag_too_many_tags)
 		pr_notice("page tags: %d bits of page->flags cannot number %u vmlinux tags and %u for modules: using the array\n",
 			  ALLOC_TAG_WIDTH, ntags, PGTAG_MOD_RESERVE);
-		pgtag_mode = PGTAG_NONE;
-	}
-	/* Cover every populated zone (memory added later is not covered). */
-	pgtag_array_start = ULONG_MAX;
-	for_each_populated_zone(zone) {
-		pgtag_array_start = min(pgtag_array_start, zone->zone_start_pfn);
-		end = max(end, zone_end_pfn(zone));
-	}
-	if (end <= pgtag_array_start)
+	if (pgtag_mode != PGTAG_ARRAY)
 		return 0;
-	pgtag_array_pfns = end - pgtag_array_start;
-	bytes = array_size(pgtag_array_pfns, sizeof(*pgtag_array));
-	/* Profiling's own metadata: not charged to any tag. */
-	pgtag_array = alloc_hooks_tag(ALLOC_TAG_NONE, vzalloc_noprof(bytes));
-	if (!pgtag_array) {
-		pgtag_array_pfns = 0;
-		pr_err("page tags: no memory for %zu bytes; pages are not profiled\n",
-		       bytes);
-		return 0;
-	}
 	pgtag_mod_limit = ALLOC_TAG_INACCURATE - ntags - 1;
-	pgtag_mode = PGTAG_ARRAY;
-	if (pgtag_force_array)
-		pr_info("page tags: %zu bytes, 4 per page frame (mem_profiling_page_tags=array)\n",
-			bytes);
-	else
-		pr_info("page tags: %zu bytes, 4 per page frame (page->flags has no room)\n",
-			bytes);
+	hotplug_memory_notifier(pgtag_memory_callback, 0);
+	pr_info("page tags: %zu bytes, 4 per page frame of memory that exists (%s)\n",
+		pgtag_array_bytes(),
+		pgtag_force_array ? "mem_profiling_page_tags=array" :
+		"page->flags has no room");
 	return 0;
 }
 early_initcall(pgtag_storage_init);
 
 static size_t pgtag_array_bytes(void)
 {
-	return pgtag_mode == PGTAG_ARRAY ?
-	       pgtag_array_pfns * sizeof(*pgtag_array) : 0;
+	if (pgtag_mode != PGTAG_ARRAY)
+		return 0;
+	return atomic_long_read(&pgtag_chunks) * PGTAG_CHUNK_BYTES +
+	       struct_size(pgtag_dir, chunk, READ_ONCE(pgtag_dir)->nr);
 }
 
 /* ---------------------------------------------------------------------- */

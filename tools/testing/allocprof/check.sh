@@ -37,12 +37,13 @@ build() { # build NAME FRAGMENTS...
 	return 1
 }
 
-boot() { # [CPUS=n] [TIMEOUT=s] [ARCH=arm64] boot KERNEL NAME SCRIPT APPEND [FILES...]
+boot() { # [CPUS=n] [TIMEOUT=s] [ARCH=arm64] [MEM=qemu -m] [QEMU_EXTRA=args] boot KERNEL NAME SCRIPT APPEND [FILES...]
 	local kernel=$1 name=$2 script=$3 append=$4 rc
 	shift 4
 	local args=(-k "$kernel" -s "$here/guest/$script" -f "$here/guest/lib.sh"
 		-a "$append" -t "${TIMEOUT:-400}" -c "${CPUS:-1}" -l "$logs/boot-$name.log"
-		-r "${ARCH:-x86_64}")
+		-r "${ARCH:-x86_64}" -m "${MEM:-512}")
+	[ -n "${QEMU_EXTRA:-}" ] && args+=(-x "$QEMU_EXTRA")
 	for f in "$@"; do args+=(-f "$f"); done
 	"$here/qemu-run.sh" "${args[@]}" >/dev/null 2>"$logs/boot-$name.err"
 	rc=$?
@@ -210,6 +211,15 @@ if [ $have_san = 1 ]; then
 		ko "sanitizer module and stress checks (no modules)"
 	fi
 	boot "$S_K" san-pagearray pagearray.sh "mem_profiling_page_tags=array"
+	if [ $have_mod_san = 1 ]; then
+		MEM="512,slots=2,maxmem=2G" TIMEOUT=900 \
+		QEMU_EXTRA="-object memory-backend-ram,id=hp1,size=512M -device pc-dimm,id=dimm1,memdev=hp1" \
+			boot "$S_K" san-hotplug hotplug.sh \
+			"mem_profiling_page_tags=array memhp_default_state=online" \
+			"$B/testmod-sanitize/allocprof_hotplug.ko"
+	else
+		ko "page array with hot-added memory (no modules for the sanitizer kernel)"
+	fi
 	boot "$S_K" san-never never.sh "sysctl.vm.mem_profiling=never"
 	boot "$S_K" san-bootoff bootoff.sh "sysctl.vm.mem_profiling=0"
 	boot "$S_K" san-badparam badparam.sh "sysctl.vm.mem_profiling=bogus"

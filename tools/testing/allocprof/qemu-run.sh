@@ -6,12 +6,13 @@
 #
 #   qemu-run.sh -k bzImage -s guest.sh [-f FILE]... [-a "kernel args"]
 #               [-t TIMEOUT_S] [-c CPUS] [-m MEM_MB] [-l console.log]
-#               [-r x86_64|arm64]
+#               [-r x86_64|arm64] [-x "extra QEMU arguments"]
 #
 # -r arm64 boots an arm64 Image on qemu-system-aarch64 -M virt -cpu max
 # with the arm64 busybox that "make deps" unpacks into build/busybox-arm64
 # (BUSYBOX_ARM64 names another); the default is x86_64 with the host's
-# busybox.
+# busybox.  -m takes what QEMU's -m takes ("512,slots=2,maxmem=2G" for
+# memory hotplug); -x adds QEMU arguments, split at spaces (a pc-dimm).
 # Files given with -f are copied to /data in the guest.  The console is
 # printed (and saved with -l).  A guest that panics, or never reports its
 # status, ends with exit status 125; one that runs past the timeout is
@@ -20,8 +21,8 @@
 set -u
 
 kernel="" script="" append="" timeout=300 cpus=1 mem=512 log="" arch=x86_64
-files=()
-while getopts "k:s:f:a:t:c:m:l:r:" o; do
+files=() extra=()
+while getopts "k:s:f:a:t:c:m:l:r:x:" o; do
 	case $o in
 	k) kernel=$OPTARG ;;
 	s) script=$OPTARG ;;
@@ -32,6 +33,7 @@ while getopts "k:s:f:a:t:c:m:l:r:" o; do
 	m) mem=$OPTARG ;;
 	l) log=$OPTARG ;;
 	r) arch=$OPTARG ;;
+	x) read -r -a extra <<<"$OPTARG" ;;
 	*) echo "usage: see the head of $0" >&2; exit 2 ;;
 	esac
 done
@@ -106,7 +108,7 @@ fi
 
 out=$tmp/console.log
 timeout --foreground -k 5 "$timeout" \
-	"${qemu[@]}" -accel "$accel" -smp "$cpus" -m "$mem" \
+	"${qemu[@]}" -accel "$accel" -smp "$cpus" -m "$mem" "${extra[@]}" \
 	-nographic -no-reboot -monitor none -serial stdio \
 	-kernel "$kernel" -initrd "$tmp/initrd.gz" \
 	-append "console=$console panic=-1 oops=panic quiet loglevel=4 $append" \
