@@ -12,6 +12,7 @@
 #define pr_fmt(fmt) "alloc_tag: " fmt
 
 #include <linux/alloc_tag.h>
+#include <linux/alloc_tag_capture.h>
 #include <linux/capability.h>
 #include <linux/init.h>
 #include <linux/kallsyms.h>
@@ -42,7 +43,7 @@ DEFINE_STATIC_KEY_MAYBE(CONFIG_MEM_ALLOC_PROFILING_ENABLED_BY_DEFAULT,
 			mem_alloc_profiling_ever_key);
 EXPORT_SYMBOL(mem_alloc_profiling_ever_key);
 
-static struct codetag_type *alloc_tag_cttype;
+struct codetag_type *alloc_tag_cttype;
 
 /* ---------------------------------------------------------------------- */
 /* State: vm.mem_profiling and the boot parameter                          */
@@ -373,7 +374,7 @@ static __always_inline u32 alloc_tag_to_index(struct alloc_tag *tag)
 {
 	if (tag >= __start_alloc_tags && tag < __stop_alloc_tags)
 		return tag - __start_alloc_tags + 1;
-	return tag->ct.flags & ~ALLOC_TAG_INACCURATE;
+	return tag->ct.flags & ALLOC_TAG_INDEX_MASK;
 }
 
 static noinline struct alloc_tag *alloc_tag_from_mod_index(u32 idx)
@@ -480,7 +481,7 @@ static void pgtag_unregister_module(struct alloc_tag *tags, size_t n)
 	mutex_lock(&pgtag_mod_lock);
 	table = pgtag_mod_table_locked();
 	for (i = 0; i < n; i++) {
-		u32 idx = tags[i].ct.flags & ~ALLOC_TAG_INACCURATE;
+		u32 idx = tags[i].ct.flags & ALLOC_TAG_INDEX_MASK;
 		u32 slot = idx - nr_vmlinux_tags() - 1;
 
 		if (idx && table && slot < table->size) {
@@ -603,6 +604,7 @@ void __pgalloc_tag_add(struct page *page, unsigned int nr)
 		return;
 	}
 	alloc_tag_counters_add(tag, (s64)nr << PAGE_SHIFT, 1);
+	alloc_tag_capture_add(tag, (unsigned long)page, nr * PAGE_SIZE, 0);
 }
 
 /*
@@ -647,11 +649,17 @@ void __pgalloc_tag_sub(struct page *page, unsigned int nr)
 		return;
 	pgtag_clear_freed(page);
 	pgtag_uncharge(idx, nr, true);
+	if (alloc_tag_capture_enabled())
+		alloc_tag_capture_sub(alloc_tag_from_index(idx), (unsigned long)page);
 }
 
 unsigned int __pgalloc_tag_peek(struct page *page)
 {
-	return pgtag_get(page);
+	u32 idx = pgtag_get(page);
+
+	if (alloc_tag_capture_enabled() && idx)
+		alloc_tag_capture_page_detach(alloc_tag_from_index(idx), page);
+	return idx;
 }
 
 void __pgalloc_tag_sub_tail(unsigned int tag, unsigned int nr)
@@ -673,6 +681,7 @@ void __pgalloc_tag_split(struct page *page, unsigned int nr)
 	for (i = 1; i < nr; i++)
 		pgtag_set(nth_page(page, i), idx);
 	alloc_tag_counters_add(tag, 0, nr - 1);
+	alloc_tag_capture_page_split(tag, page, nr);
 }
 
 void __pgalloc_tag_move(struct page *dst, struct page *src, unsigned int nr)
@@ -688,11 +697,14 @@ void __pgalloc_tag_move(struct page *dst, struct page *src, unsigned int nr)
 	if (didx) {
 		pgtag_set(dst, 0);
 		pgtag_uncharge(didx, nr, true);
+		if (alloc_tag_capture_enabled())
+			alloc_tag_capture_sub(alloc_tag_from_index(didx), (unsigned long)dst);
 	}
-	if (!sidx)
+	if (!sidx || !pgtag_set(dst, sidx))
 		return;
-	if (pgtag_set(dst, sidx))
-		pgtag_set(src, 0);
+	pgtag_set(src, 0);
+	if (alloc_tag_capture_enabled())
+		alloc_tag_capture_page_move(alloc_tag_from_index(sidx), dst, src);
 }
 
 /* Choose where page tags live; say which and why. */
@@ -713,7 +725,7 @@ static int __init pgtag_storage_init(void)
 		return 0;
 	}
 	if (pgtag_mode == PGTAG_FLAGS) {
-		u64 numbers = BIT_ULL(min(ALLOC_TAG_WIDTH, 31));
+		u64 numbers = BIT_ULL(min(ALLOC_TAG_WIDTH, 27));
 
 		if (ntags + 1 + PGTAG_MOD_RESERVE <= numbers) {
 			pgtag_mod_limit = numbers - ntags - 1;
@@ -743,7 +755,7 @@ static int __init pgtag_storage_init(void)
 		       bytes);
 		return 0;
 	}
-	pgtag_mod_limit = ALLOC_TAG_INACCURATE - ntags - 1;
+	pgtag_mod_limit = ALLOC_TAG_INDEX_MASK - ntags;
 	pgtag_mode = PGTAG_ARRAY;
 	if (pgtag_force_array)
 		pr_info("page tags: %zu bytes, 4 per page frame (mem_profiling_page_tags=array)\n",
@@ -1006,6 +1018,7 @@ static bool alloc_tag_module_unload(struct codetag_type *cttype,
 	if (range->unloaded)
 		pr_info("%s: every allocation of the unloaded module is freed; its tags are released\n",
 			range->modname);
+	alloc_tag_capture_drop_tags(tags, n);
 	pgtag_unregister_module(tags, n);
 	free_module_counters(tags, n);
 	return false;
