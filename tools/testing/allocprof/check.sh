@@ -137,6 +137,8 @@ if [ $have_on = 1 ]; then
 		boot "$K" modules modules.sh "" $(mods kernel)
 		# shellcheck disable=SC2046
 		CPUS=2 boot "$K" stress stress.sh "" $(mods kernel)
+		boot "$K" capture capture.sh "" \
+			"$mod/allocprof_holder.ko" "$mod/allocprof_capture.ko"
 		if [ -x "$B/allocinfo/allocinfo-static" ]; then
 			boot "$K" allocinfo-tool allocinfo-tool.sh "" \
 				"$B/allocinfo/allocinfo-static" \
@@ -194,6 +196,9 @@ if [ $have_san = 1 ]; then
 	if [ $have_mod_san = 1 ]; then
 		# shellcheck disable=SC2046
 		boot "$S_K" san-modules modules.sh "" $(mods sanitize)
+		CPUS=2 boot "$S_K" san-capture capture.sh "" \
+			"$B/testmod-sanitize/allocprof_holder.ko" \
+			"$B/testmod-sanitize/allocprof_capture.ko"
 		# shellcheck disable=SC2046
 		CPUS=2 TIMEOUT=1200 boot "$S_K" san-stress stress.sh "" $(mods sanitize)
 		# shellcheck disable=SC2046
