@@ -137,8 +137,10 @@ if [ $have_on = 1 ]; then
 		boot "$K" modules modules.sh "" $(mods kernel)
 		# shellcheck disable=SC2046
 		CPUS=2 boot "$K" stress stress.sh "" $(mods kernel)
+		# shellcheck disable=SC2046
 		boot "$K" capture capture.sh "" \
-			"$mod/allocprof_holder.ko" "$mod/allocprof_capture.ko"
+			"$mod/allocprof_holder.ko" "$mod/allocprof_capture.ko" \
+			$(ls "$B/allocinfo/allocinfo-static" 2>/dev/null)
 		if [ -x "$B/allocinfo/allocinfo-static" ]; then
 			boot "$K" allocinfo-tool allocinfo-tool.sh "" \
 				"$B/allocinfo/allocinfo-static" \

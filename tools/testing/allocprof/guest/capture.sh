@@ -62,6 +62,18 @@ check "capture: the site line sums them (6 calls, dropped 0)" \
 check "capture: 6 records in use" [ "$(ctl_records)" = 6 ]
 # What the tag holds and what the stacks hold agree.
 check "capture: site_bytes of the tag agree" [ "$(site_field site_bytes)" = $((6 * OBJ)) ]
+# The operator's tool reads the same file.
+if [ -x /data/allocinfo-static ]; then
+	/data/allocinfo-static stacks --module $M > /tmp/tool
+	cat /tmp/tool
+	check "allocinfo stacks: caller3's stack first, 768 B in 3 calls" \
+		sh -c "grep -A1 'captured 1.5 KiB in 6 calls, 3 stacks' /tmp/tool | grep -q '768 B  *3  ${M}_helper'"
+	check "allocinfo stacks --json: 3 stacks with 768, 512 and 256 bytes" \
+		[ "$(/data/allocinfo-static stacks --json --module $M | grep -o '{"bytes": [0-9]*, "calls": [0-9]*' | tr '\n' ' ')" = \
+		  '{"bytes": 768, "calls": 3 {"bytes": 512, "calls": 2 {"bytes": 256, "calls": 1 ' ]
+else
+	skip "allocinfo stacks in the guest (no /data/allocinfo-static)"
+fi
 
 echo 1 > $P/free
 stacks > /tmp/st
