@@ -631,14 +631,17 @@ static __always_inline void pgtag_clear_freed(struct page *page)
 	}
 }
 
-static __always_inline void pgtag_uncharge(u32 idx, unsigned int nr,
-					   bool calls)
+/* Release @nr pages' bytes (and a call) of tag number @idx; its tag. */
+static __always_inline struct alloc_tag *pgtag_uncharge(u32 idx,
+							unsigned int nr,
+							bool calls)
 {
 	struct alloc_tag *tag = alloc_tag_from_index(idx);
 
 	if (WARN_ONCE(!tag, "alloc_tag: page names unknown tag %u\n", idx))
-		return;
+		return NULL;
 	alloc_tag_counters_add(tag, -((s64)nr << PAGE_SHIFT), calls ? -1 : 0);
+	return tag;
 }
 
 void __pgalloc_tag_sub(struct page *page, unsigned int nr)
@@ -648,9 +651,7 @@ void __pgalloc_tag_sub(struct page *page, unsigned int nr)
 	if (!idx)
 		return;
 	pgtag_clear_freed(page);
-	pgtag_uncharge(idx, nr, true);
-	if (alloc_tag_capture_enabled())
-		alloc_tag_capture_sub(alloc_tag_from_index(idx), (unsigned long)page);
+	alloc_tag_capture_sub(pgtag_uncharge(idx, nr, true), (unsigned long)page);
 }
 
 unsigned int __pgalloc_tag_peek(struct page *page)
@@ -696,9 +697,7 @@ void __pgalloc_tag_move(struct page *dst, struct page *src, unsigned int nr)
 	/* Both pages are in use: other flags may change, use pgtag_set(). */
 	if (didx) {
 		pgtag_set(dst, 0);
-		pgtag_uncharge(didx, nr, true);
-		if (alloc_tag_capture_enabled())
-			alloc_tag_capture_sub(alloc_tag_from_index(didx), (unsigned long)dst);
+		alloc_tag_capture_sub(pgtag_uncharge(didx, nr, true), (unsigned long)dst);
 	}
 	if (!sidx || !pgtag_set(dst, sidx))
 		return;
