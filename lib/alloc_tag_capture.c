@@ -444,6 +444,7 @@ static int capture_module_notify(struct notifier_block *nb,
 static struct notifier_block capture_module_nb = {
 	.notifier_call = capture_module_notify,
 };
+
 #define CAPTURE_MODULE_NOTIFIER
 #endif
 #else
@@ -521,7 +522,8 @@ void __cold __alloc_tag_capture_add(struct alloc_tag *tag, unsigned long key,
 	int site;
 	u8 bit;
 
-	if (WARN_ON_ONCE(in_nmi()))
+	/* NMIs do not allocate; should one, it is not captured. */
+	if (in_nmi())
 		return;
 	preempt_disable();
 	if (!capture_enter(&bit)) {
@@ -778,14 +780,29 @@ static bool capture_spec_is_site(struct capture_spec *spec,
 	       !strcmp(site->mod, spec->mod ?: "");
 }
 
+/*
+ * The selected site @spec names, or -1.  Without a module, a site of
+ * vmlinux, else the one site of a module with that file and line.
+ */
 static int capture_find_site(struct capture_spec *spec)
 {
-	int i;
+	struct capture_spec any = *spec;
+	int i, found = -1;
 
 	for (i = 0; i < ALLOC_TAG_CAPTURE_MAX_SITES; i++)
 		if (capture_spec_is_site(spec, &capture_sites[i]))
 			return i;
-	return -1;
+	if (spec->mod)
+		return -1;
+	for (i = 0; i < ALLOC_TAG_CAPTURE_MAX_SITES; i++) {
+		any.mod = capture_sites[i].mod;
+		if (!capture_spec_is_site(&any, &capture_sites[i]))
+			continue;
+		if (found >= 0)
+			return -1;
+		found = i;
+	}
+	return found;
 }
 
 static bool capture_tag_matches(struct codetag *ct, struct codetag_range *range,
@@ -795,6 +812,39 @@ static bool capture_tag_matches(struct codetag *ct, struct codetag_range *range,
 	       !range->unloaded &&
 	       !strcmp(range->modname, spec->mod ?: "") &&
 	       (!spec->func || !strcmp(ct->function, spec->func));
+}
+
+/*
+ * "FILE:LINE" without a module names a site of vmlinux, or else the site
+ * of the one module that has tags at that line; point spec->mod at that
+ * module's name, copied to @mod.  Under the module list lock.
+ */
+static int capture_resolve_module(struct capture_spec *spec, char *mod)
+{
+	struct capture_spec any = *spec;
+	struct codetag_iterator iter;
+	bool several = false;
+	struct codetag *ct;
+
+	mod[0] = '\0';
+	iter = codetag_get_ct_iter(alloc_tag_cttype);
+	while ((ct = codetag_next_ct(&iter))) {
+		any.mod = (char *)iter.range->modname;
+		if (!capture_tag_matches(ct, iter.range, &any))
+			continue;
+		if (!any.mod[0])
+			return 0;
+		if (!mod[0])
+			strscpy(mod, any.mod, MODULE_NAME_LEN);
+		else if (strcmp(mod, any.mod))
+			several = true;
+	}
+	if (!mod[0])
+		return -ENOENT;
+	if (several)
+		return -ENOTUNIQ;
+	spec->mod = mod;
+	return 0;
 }
 
 /*
@@ -875,12 +925,18 @@ static void capture_deselect(unsigned int i)
 static int capture_select(struct capture_spec *spec)
 {
 	struct capture_pool *pool = NULL;
+	char mod[MODULE_NAME_LEN];
 	struct capture_site *site;
 	struct alloc_tag **tags;
 	unsigned long flags;
 	int i, t, n;
 
 	lockdep_assert_held(&capture_mutex);
+	if (!spec->mod) {
+		n = capture_resolve_module(spec, mod);
+		if (n)
+			return n;
+	}
 	if (capture_find_site(spec) >= 0)
 		return -EEXIST;
 	for (i = 0; i < ALLOC_TAG_CAPTURE_MAX_SITES; i++)
@@ -948,6 +1004,8 @@ static const char *capture_errmsg(int err)
 		return "not FILE:LINE [MODULE], -FILE:LINE [MODULE], clear or cap 16..1048576";
 	case -ENOENT:
 		return "no such allocation call site";
+	case -ENOTUNIQ:
+		return "that line is in several modules: add [MODULE]";
 	case -EEXIST:
 		return "site already selected";
 	case -ENOSPC:
@@ -970,12 +1028,16 @@ static const char *capture_errmsg(int err)
  * A command that fails changes nothing.
  *
  * Context: process context, may sleep.
+ * A site without [MODULE] is one of vmlinux or, if vmlinux has none at
+ * that line, of the one module that has.
+ *
  * Return: 0, -EINVAL for a malformed command, -ENOENT for an unknown or
- * (to deselect) unselected site, -EEXIST for a site already selected,
+ * (to deselect) unselected site, -ENOTUNIQ for a site without [MODULE]
+ * in several modules, -EEXIST for a site already selected,
  * -ENOSPC if ALLOC_TAG_CAPTURE_MAX_SITES are selected, -EBUSY for a cap
  * while sites are selected, -ENOMEM.
  */
-VISIBLE_IF_KUNIT int alloc_tag_capture_command(const char *cmd)
+int alloc_tag_capture_command(const char *cmd)
 {
 	struct capture_spec spec;
 	char *buf, *s;
@@ -1435,6 +1497,8 @@ static ssize_t capture_write(struct file *file, const char __user *ubuf,
 		pr_warn_ratelimited("'%s': %s\n", strim(buf),
 				    capture_errmsg(ret));
 	kfree(buf);
+	if (ret == -ENOTUNIQ)
+		ret = -EINVAL;	/* not a networking error */
 	return ret ? ret : count;
 }
 

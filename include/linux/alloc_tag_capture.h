@@ -60,6 +60,7 @@ void __alloc_tag_capture_page_move(struct alloc_tag *tag, struct page *dst,
 void __alloc_tag_capture_page_detach(struct alloc_tag *tag,
 				     struct page *page);
 void alloc_tag_capture_drop_tags(struct alloc_tag *tags, size_t n);
+int alloc_tag_capture_command(const char *cmd);
 
 /**
  * alloc_tag_capture_enabled() - is any call site selected for capture?
@@ -210,7 +211,6 @@ struct alloc_tag_capture_stat {
 	s64 calls;
 };
 
-int alloc_tag_capture_command(const char *cmd);
 int alloc_tag_capture_stacks(const char *site,
 			     struct alloc_tag_capture_stat *out, int max);
 void alloc_tag_capture_counts(unsigned long *records, unsigned long *dropped);

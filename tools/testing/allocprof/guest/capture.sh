@@ -156,6 +156,12 @@ check "capture: no site, no record, no memory after deselecting" \
 	[ "$(cat $C)" = "cap 4096 records 0 entries 0 dropped 0 memory 0" ]
 echo 1 > $P/free
 
+# FILE:LINE without [MODULE]: the one module that has the line.
+echo "${site%% *}" > $C
+check "capture: FILE:LINE alone selects the module's site" grep -qF "site $site func:" $C
+echo "-${site%% *}" > $C
+check "capture: -FILE:LINE alone deselects it" [ "$(grep -c '^site ' $C)" = 0 ]
+
 # Concurrent selection and allocation (in a second process).
 ( i=0; while [ $i -lt 30 ]; do echo 1 > $P/run; echo 1 > $P/free; i=$((i + 1)); done ) &
 i=0
