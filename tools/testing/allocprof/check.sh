@@ -140,6 +140,7 @@ if [ $have_on = 1 ]; then
 		# shellcheck disable=SC2046
 		boot "$K" capture capture.sh "" \
 			"$mod/allocprof_holder.ko" "$mod/allocprof_capture.ko" \
+			"$mod/allocprof_stress.ko" \
 			$(ls "$B/allocinfo/allocinfo-static" 2>/dev/null)
 		if [ -x "$B/allocinfo/allocinfo-static" ]; then
 			boot "$K" allocinfo-tool allocinfo-tool.sh "" \
@@ -200,7 +201,8 @@ if [ $have_san = 1 ]; then
 		boot "$S_K" san-modules modules.sh "" $(mods sanitize)
 		CPUS=2 boot "$S_K" san-capture capture.sh "" \
 			"$B/testmod-sanitize/allocprof_holder.ko" \
-			"$B/testmod-sanitize/allocprof_capture.ko"
+			"$B/testmod-sanitize/allocprof_capture.ko" \
+			"$B/testmod-sanitize/allocprof_stress.ko"
 		# shellcheck disable=SC2046
 		CPUS=2 TIMEOUT=1200 boot "$S_K" san-stress stress.sh "" $(mods sanitize)
 		# shellcheck disable=SC2046

@@ -199,5 +199,46 @@ echo "$site" > $C
 rmmod $M
 check "capture: unloading a selected module deselects its site" \
 	[ "$(grep -c '^site ' $C)" = 0 ]
+
+# Under load: allocprof_stress allocates and frees through every API
+# (slab, bulk, large kmalloc, pages, bulk pages, order-2 pages, vmalloc,
+# per-CPU) on every CPU while up to 8 of its sites are selected, the
+# stacks file is read and vm.mem_profiling is switched.  Once it has freed
+# everything (release=1), every selected site's stacks must be back to 0.
+if [ -e /data/allocprof_stress.ko ]; then
+	dmesg -c > /dev/null
+	insmod /data/allocprof_stress.ko seconds=6 &
+	stress=$!
+	i=0
+	while ! dmesg | grep -q 'allocprof_stress: [0-9]* threads started' && [ $i -lt 100 ]; do
+		sleep 0.1; i=$((i + 1))
+	done
+	awk '$NF == "func:do_alloc" && $4 == "[allocprof_stress]" { print $3, $4 }' /proc/allocinfo |
+		head -8 > /tmp/ssites
+	while read -r s; do echo "$s" > $C || fail "capture: select stress site $s"; done < /tmp/ssites
+	check "capture: stress sites selected while its threads run" \
+		[ "$(grep -c '^site ' $C)" = "$(wc -l < /tmp/ssites)" ]
+	j=0
+	while kill -0 $stress 2>/dev/null; do
+		cat $S > /dev/null
+		j=$((j + 1))
+		[ $((j % 4)) = 0 ] && { echo 0 > /proc/sys/vm/mem_profiling; echo 1 > /proc/sys/vm/mem_profiling; }
+		sleep 0.2
+	done
+	wait $stress
+	echo 1 > /sys/module/allocprof_stress/parameters/release
+	sed 's/^/  /' $C
+	grep '^site ' $S | sed 's/^/  /'
+	check "capture: under stress, records were taken" [ "$(grep -c '^stack ' $S)" -gt 0 ]
+	check "capture: after the stress module freed everything, its stacks hold 0" \
+		[ "$(grep '^site ' $S | grep -vc ' bytes:0 calls:0 ')" = 0 ]
+	check "capture: and no record is left" [ "$(ctl_records)" = 0 ]
+	echo clear > $C
+	rmmod allocprof_stress
+	check "capture: no record, no memory after clear" \
+		[ "$(cat $C)" = "cap 4096 records 0 entries 0 dropped 0 memory 0" ]
+else
+	skip "capture under stress (no /data/allocprof_stress.ko)"
+fi
 rmmod allocprof_holder
 exit $FAILED
