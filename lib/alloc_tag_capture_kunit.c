@@ -67,6 +67,37 @@ static noinline void capture_test_caller3(void)
 		capture_test_keep(capture_test_helper(GFP_KERNEL));
 }
 
+/*
+ * 2^depth distinct stacks: a chain of capture_test_walk_a() and
+ * capture_test_walk_b() calls, one per bit of @bits, then the helper.  The
+ * counter after each call keeps the compiler from making it a tail call.
+ */
+static unsigned int walk_count;
+static noinline void capture_test_walk_b(unsigned int depth, unsigned int bits);
+
+static noinline void capture_test_walk_a(unsigned int depth, unsigned int bits)
+{
+	if (!depth)
+		kfree(capture_test_helper(GFP_KERNEL));
+	else if (bits & 1)
+		capture_test_walk_a(depth - 1, bits >> 1);
+	else
+		capture_test_walk_b(depth - 1, bits >> 1);
+	WRITE_ONCE(walk_count, walk_count + 1);
+}
+
+static noinline void capture_test_walk_b(unsigned int depth, unsigned int bits)
+{
+	if (!depth)
+		kfree(capture_test_helper(GFP_KERNEL));
+	else if (bits & 1)
+		capture_test_walk_a(depth - 1, bits >> 1);
+	else
+		capture_test_walk_b(depth - 1, bits >> 1);
+	/* Not the same code as _a(), which the compiler would fold into one. */
+	WRITE_ONCE(walk_count, walk_count + 2);
+}
+
 static void capture_test_free_all(void)
 {
 	while (nr_objs)
@@ -481,6 +512,48 @@ static void alloc_tag_test_capture_switch(struct kunit *test)
 	expect_one_stack(test, helper_line, 0, 0);
 }
 
+/*
+ * The stack depot's own page allocations are charged to its line in
+ * lib/stackdepot.c.  With that line selected too, 256 new stacks make the
+ * depot allocate while the helper's allocations are being captured: the
+ * nested capture must be refused and counted as dropped (or, if another
+ * user of the depot made it allocate, captured from there), never recurse.
+ */
+#define DEPOT_ALLOC_LINE	474
+
+static void alloc_tag_test_capture_recursion(struct kunit *test)
+{
+	struct alloc_tag_capture_stat *st;
+	unsigned long records, dropped;
+	char depot[64];
+	s64 depot_calls = 0;
+	unsigned int i;
+	int n;
+
+	if (!alloc_tag_find("lib/stackdepot.c", DEPOT_ALLOC_LINE, NULL))
+		kunit_skip(test, "no allocation tag at lib/stackdepot.c:%d",
+			   DEPOT_ALLOC_LINE);
+	st = kunit_kcalloc(test, 512, sizeof(*st), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, st);
+	snprintf(depot, sizeof(depot), "lib/stackdepot.c:%d", DEPOT_ALLOC_LINE);
+	KUNIT_ASSERT_EQ(test, alloc_tag_capture_command(depot), 0);
+	KUNIT_ASSERT_EQ(test, command(test, "%s:%u", helper_line), 0);
+	for (i = 0; i < 256; i++)
+		capture_test_walk_a(8, i);
+	n = alloc_tag_capture_stacks(site_of(test, helper_line), st, 512);
+	KUNIT_EXPECT_EQ(test, n, 256);
+	for (i = 0; i < n && i < 512; i++)
+		KUNIT_EXPECT_EQ(test, st[i].calls, 0);
+	n = alloc_tag_capture_stacks(depot, st, 512);
+	for (i = 0; i < n && i < 512; i++)
+		depot_calls += st[i].calls;
+	alloc_tag_capture_counts(&records, &dropped);
+	kunit_info(test, "depot pages: %lld captured, %lu refused as nested",
+		   depot_calls, dropped);
+	KUNIT_EXPECT_GT(test, depot_calls + (s64)dropped, 0);
+	KUNIT_EXPECT_EQ(test, records, (unsigned long)depot_calls);
+}
+
 static struct kunit_case capture_test_cases[] = {
 	KUNIT_CASE(alloc_tag_test_capture_callers),
 	KUNIT_CASE(alloc_tag_test_capture_bad_input),
@@ -490,6 +563,7 @@ static struct kunit_case capture_test_cases[] = {
 	KUNIT_CASE(alloc_tag_test_capture_vmalloc_percpu),
 	KUNIT_CASE(alloc_tag_test_capture_interrupt),
 	KUNIT_CASE(alloc_tag_test_capture_switch),
+	KUNIT_CASE(alloc_tag_test_capture_recursion),
 	{}
 };
 
