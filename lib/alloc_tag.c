@@ -12,6 +12,7 @@
 #define pr_fmt(fmt) "alloc_tag: " fmt
 
 #include <linux/alloc_tag.h>
+#include <linux/alloc_tag_capture.h>
 #include <linux/capability.h>
 #include <linux/init.h>
 #include <linux/kallsyms.h>
@@ -44,7 +45,7 @@ DEFINE_STATIC_KEY_MAYBE(CONFIG_MEM_ALLOC_PROFILING_ENABLED_BY_DEFAULT,
 			mem_alloc_profiling_ever_key);
 EXPORT_SYMBOL(mem_alloc_profiling_ever_key);
 
-static struct codetag_type *alloc_tag_cttype;
+struct codetag_type *alloc_tag_cttype;
 
 /* ---------------------------------------------------------------------- */
 /* State: vm.mem_profiling and the boot parameter                          */
@@ -375,7 +376,7 @@ static __always_inline u32 alloc_tag_to_index(struct alloc_tag *tag)
 {
 	if (tag >= __start_alloc_tags && tag < __stop_alloc_tags)
 		return tag - __start_alloc_tags + 1;
-	return tag->ct.flags & ~ALLOC_TAG_INACCURATE;
+	return tag->ct.flags & ALLOC_TAG_INDEX_MASK;
 }
 
 static noinline struct alloc_tag *alloc_tag_from_mod_index(u32 idx)
@@ -482,7 +483,7 @@ static void pgtag_unregister_module(struct alloc_tag *tags, size_t n)
 	mutex_lock(&pgtag_mod_lock);
 	table = pgtag_mod_table_locked();
 	for (i = 0; i < n; i++) {
-		u32 idx = tags[i].ct.flags & ~ALLOC_TAG_INACCURATE;
+		u32 idx = tags[i].ct.flags & ALLOC_TAG_INDEX_MASK;
 		u32 slot = idx - nr_vmlinux_tags() - 1;
 
 		if (idx && table && slot < table->size) {
@@ -638,6 +639,7 @@ void __pgalloc_tag_add(struct page *page, unsigned int nr)
 		return;
 	}
 	alloc_tag_counters_add(tag, (s64)nr << PAGE_SHIFT, 1);
+	alloc_tag_capture_add(tag, (unsigned long)page, nr * PAGE_SIZE, 0);
 }
 
 /*
@@ -664,14 +666,17 @@ static __always_inline void pgtag_clear_freed(struct page *page)
 	}
 }
 
-static __always_inline void pgtag_uncharge(u32 idx, unsigned int nr,
-					   bool calls)
+/* Release @nr pages' bytes (and a call) of tag number @idx; its tag. */
+static __always_inline struct alloc_tag *pgtag_uncharge(u32 idx,
+							unsigned int nr,
+							bool calls)
 {
 	struct alloc_tag *tag = alloc_tag_from_index(idx);
 
 	if (WARN_ONCE(!tag, "alloc_tag: page names unknown tag %u\n", idx))
-		return;
+		return NULL;
 	alloc_tag_counters_add(tag, -((s64)nr << PAGE_SHIFT), calls ? -1 : 0);
+	return tag;
 }
 
 void __pgalloc_tag_sub(struct page *page, unsigned int nr)
@@ -681,12 +686,16 @@ void __pgalloc_tag_sub(struct page *page, unsigned int nr)
 	if (!idx)
 		return;
 	pgtag_clear_freed(page);
-	pgtag_uncharge(idx, nr, true);
+	alloc_tag_capture_sub(pgtag_uncharge(idx, nr, true), (unsigned long)page);
 }
 
 unsigned int __pgalloc_tag_peek(struct page *page)
 {
-	return pgtag_get(page);
+	u32 idx = pgtag_get(page);
+
+	if (alloc_tag_capture_enabled() && idx)
+		alloc_tag_capture_page_detach(alloc_tag_from_index(idx), page);
+	return idx;
 }
 
 void __pgalloc_tag_sub_tail(unsigned int tag, unsigned int nr)
@@ -708,6 +717,7 @@ void __pgalloc_tag_split(struct page *page, unsigned int nr)
 	for (i = 1; i < nr; i++)
 		pgtag_set(nth_page(page, i), idx);
 	alloc_tag_counters_add(tag, 0, nr - 1);
+	alloc_tag_capture_page_split(tag, page, nr);
 }
 
 void __pgalloc_tag_move(struct page *dst, struct page *src, unsigned int nr)
@@ -722,18 +732,19 @@ void __pgalloc_tag_move(struct page *dst, struct page *src, unsigned int nr)
 	/* Both pages are in use: other flags may change, use pgtag_set(). */
 	if (didx) {
 		pgtag_set(dst, 0);
-		pgtag_uncharge(didx, nr, true);
+		alloc_tag_capture_sub(pgtag_uncharge(didx, nr, true), (unsigned long)dst);
 	}
-	if (!sidx)
+	if (!sidx || !pgtag_set(dst, sidx))
 		return;
-	if (pgtag_set(dst, sidx))
-		pgtag_set(src, 0);
+	pgtag_set(src, 0);
+	if (alloc_tag_capture_enabled())
+		alloc_tag_capture_page_move(alloc_tag_from_index(sidx), dst, src);
 }
 
 /* Does the flags field number every vmlinux tag and enough module tags? */
 static bool __init pgtag_flags_fit(void)
 {
-	u64 numbers = BIT_ULL(min(ALLOC_TAG_WIDTH, 31));
+	u64 numbers = min(BIT_ULL(ALLOC_TAG_WIDTH), ALLOC_TAG_INDEX_MASK + 1ULL);
 
 	/* The field is below all the others and above the flags proper. */
 	BUILD_BUG_ON(ALLOC_TAG_WIDTH && (NR_PAGEFLAGS > ALLOC_TAG_PGOFF ||
@@ -862,8 +873,8 @@ static int __init pgtag_storage_init(void)
 		return 0;
 	}
 	if (pgtag_mode == PGTAG_FLAGS) {
-		pgtag_mod_limit = min(BIT_ULL(min(ALLOC_TAG_WIDTH, 31)),
-				      (u64)ALLOC_TAG_INACCURATE) - ntags - 1;
+		pgtag_mod_limit = min(BIT_ULL(ALLOC_TAG_WIDTH),
+				      ALLOC_TAG_INDEX_MASK + 1ULL) - ntags - 1;
 		pr_info("page tags: %d bits of page->flags, no per-page memory (%u numbers for modules)\n",
 			ALLOC_TAG_WIDTH, pgtag_mod_limit);
 		return 0;
@@ -873,7 +884,7 @@ static int __init pgtag_storage_init(void)
 			  ALLOC_TAG_WIDTH, ntags, PGTAG_MOD_RESERVE);
 	if (pgtag_mode != PGTAG_ARRAY)
 		return 0;
-	pgtag_mod_limit = ALLOC_TAG_INACCURATE - ntags - 1;
+	pgtag_mod_limit = ALLOC_TAG_INDEX_MASK - ntags;
 	hotplug_memory_notifier(pgtag_memory_callback, 0);
 	pr_info("page tags: %zu bytes, 4 per page frame of memory that exists (%s)\n",
 		pgtag_array_bytes(),
@@ -1136,6 +1147,7 @@ static bool alloc_tag_module_unload(struct codetag_type *cttype,
 	if (range->unloaded)
 		pr_info("%s: every allocation of the unloaded module is freed; its tags are released\n",
 			range->modname);
+	alloc_tag_capture_drop_tags(tags, n);
 	pgtag_unregister_module(tags, n);
 	free_module_counters(tags, n);
 	return false;

@@ -38,6 +38,9 @@ typedef unsigned long long u64;
 #define ALLOCINFO_VERSION	"1.1"
 #define PROC_ALLOCINFO		"/proc/allocinfo"
 #define PROC_SYSCTL		"/proc/sys/vm/mem_profiling"
+#define DEBUGFS_STACKS		"/sys/kernel/debug/allocinfo/stacks"
+#define STACKS_HEADER		"allocinfo stacks - version: 1.0"
+#define DEFAULT_STACKS		10
 #define HEADER_PREFIX		"allocinfo - version: "
 #define SNAPSHOT_HEADER		"allocinfo - version: 1.0\n#     <size>  <calls> <tag info>\n"
 #define VMLINUX			"vmlinux"
@@ -129,6 +132,7 @@ static const char *empty_hint = "";	/* why an empty input may be a mistake */
 /* The kernel's file and its switch; environment variables override them. */
 static const char *live_file = PROC_ALLOCINFO;
 static const char *sysctl_file = PROC_SYSCTL;
+static const char *stacks_file = DEBUGFS_STACKS;
 static bool overflow_warned;
 
 /* What one read of a file found, for its warnings and errors. */
@@ -1765,6 +1769,7 @@ static const char * const help_text[] = {
 	"                 [FILTER] [--json|--csv]\n"
 	"       allocinfo watch [-i SECONDS] [-n N] [--count K] [--min SIZE] [--zero]\n"
 	"                 [FILTER] [--json|--csv] [FILE]\n"
+	"       allocinfo stacks [-n N] [FILTER] [--json] [FILE]\n"
 	"       allocinfo --help | --version\n"
 	"\n"
 	"       FILTER is any of --module NAME, --file SUBSTR, --func NAME.\n"
@@ -1830,6 +1835,15 @@ static const char * const help_text[] = {
 	"              interrupted.  With --json, one object per line and round; with\n"
 	"              --csv, rows that start with the time in seconds since 1970.  It\n"
 	"              cannot read standard input, which can be read only once.\n"
+	"\n"
+	"       stacks Lists the call stacks recorded for the sites selected in\n"
+	"              /sys/kernel/debug/allocinfo/capture (a kernel with\n"
+	"              CONFIG_MEM_ALLOC_PROFILING_CAPTURE): per site, what the\n"
+	"              stacks hold and what the whole site holds, then the -n largest\n"
+	"              stacks (10 by default) with their bytes, calls and frames.\n"
+	"              Reads " DEBUGFS_STACKS " (root only) when\n"
+	"              no FILE is given and standard input is a terminal.  Table or\n"
+	"              --json.\n"
 	"\n",
 
 	"OPTIONS\n"
@@ -2057,6 +2071,16 @@ static const char *default_input(const struct opts *o, const char *taken)
 	return live_file;
 }
 
+/* stacks: standard input if it is a pipe or a file, else the debugfs file */
+static const char *stacks_default_input(void)
+{
+	struct stat sb;
+
+	if (!fstat(STDIN_FILENO, &sb) && (S_ISFIFO(sb.st_mode) || S_ISREG(sb.st_mode)))
+		return "-";
+	return stacks_file;
+}
+
 static int cmd_single(const struct opts *o,
 		      void (*report)(const struct opts *o, const struct sites *s))
 {
@@ -2066,6 +2090,350 @@ static int cmd_single(const struct opts *o,
 		return 1;
 	report(o, &s);
 	free_sites(&s);
+	return 0;
+}
+
+/*
+ * allocinfo stacks: the call stacks that CONFIG_MEM_ALLOC_PROFILING_CAPTURE
+ * records for the sites selected in /sys/kernel/debug/allocinfo/capture.
+ * The file is
+ *
+ *   allocinfo stacks - version: 1.0
+ *   site FILE:LINE [MODULE] func:NAME bytes:B calls:C stacks:N dropped:D
+ *        site_bytes:B site_calls:C      (on the same line)
+ *   stack BYTES CALLS
+ *     FRAME                             (two spaces, then the frame)
+ *
+ * with the stacks of a site after its line, largest first.
+ */
+struct cstack {
+	long long bytes;
+	long long calls;
+	char **frames;
+	size_t nr_frames;
+	size_t alloc_frames;
+};
+
+struct csite {
+	struct site id;		/* file, line, module, func */
+	long long bytes, calls, site_bytes, site_calls;
+	unsigned long long nr_stacks, dropped;
+	struct cstack *stacks;
+	size_t nr;
+	size_t alloc;
+};
+
+struct csites {
+	struct csite *v;
+	size_t nr;
+	size_t alloc;
+};
+
+static void free_csites(struct csites *cs)
+{
+	size_t i, j, k;
+
+	for (i = 0; i < cs->nr; i++) {
+		struct csite *c = &cs->v[i];
+
+		for (j = 0; j < c->nr; j++) {
+			for (k = 0; k < c->stacks[j].nr_frames; k++)
+				free(c->stacks[j].frames[k]);
+			free(c->stacks[j].frames);
+		}
+		free(c->stacks);
+		free(c->id.file);
+	}
+	free(cs->v);
+	memset(cs, 0, sizeof(*cs));
+}
+
+static const char *parse_signed(const char *tok, long long *val)
+{
+	char *end;
+
+	if (!tok || !*tok)
+		return "a number is missing";
+	errno = 0;
+	*val = strtoll(tok, &end, 10);
+	if (*end || errno)
+		return "not a number";
+	return NULL;
+}
+
+/* "KEY:VALUE" with a number as VALUE */
+static const char *parse_field(const char *tok, const char *key, long long *val)
+{
+	static char msg[64];
+	size_t len = strlen(key);
+
+	if (!tok || strncmp(tok, key, len) || tok[len] != ':' ||
+	    parse_signed(tok + len + 1, val)) {
+		snprintf(msg, sizeof(msg), "no %s:NUMBER where expected", key);
+		return msg;
+	}
+	return NULL;
+}
+
+static const char *parse_csite(char *s, struct csite *c)
+{
+	static const char * const keys[] = {
+		"bytes", "calls", "stacks", "dropped", "site_bytes", "site_calls"
+	};
+	long long v[ARRAY_SIZE(keys)];
+	char *pos = s, *tok, *colon, *end;
+	const char *mod = "", *err;
+	size_t i;
+
+	next_token(&pos);	/* "site" */
+	tok = next_token(&pos);
+	colon = tok ? strrchr(tok, ':') : NULL;
+	if (!colon || colon == tok)
+		return "no FILE:LINE";
+	*colon = '\0';
+	c->id.line = strtoul(colon + 1, &end, 10);
+	if (*end || !c->id.line)
+		return "bad line number";
+	c->id.file = tok;
+	tok = next_token(&pos);
+	if (tok && tok[0] == '[') {
+		size_t len = strlen(tok);
+
+		if (len < 3 || tok[len - 1] != ']')
+			return "bad [module]";
+		tok[len - 1] = '\0';
+		mod = tok + 1;
+		tok = next_token(&pos);
+	}
+	if (!tok || strncmp(tok, "func:", 5) || !tok[5])
+		return "no func:NAME";
+	c->id.func = tok + 5;
+	for (i = 0; i < ARRAY_SIZE(keys); i++) {
+		err = parse_field(next_token(&pos), keys[i], &v[i]);
+		if (err)
+			return err;
+	}
+	if (v[2] < 0 || v[3] < 0)
+		return "negative count";
+	c->bytes = v[0];
+	c->calls = v[1];
+	c->nr_stacks = v[2];
+	c->dropped = v[3];
+	c->site_bytes = v[4];
+	c->site_calls = v[5];
+	/* one allocation for the three strings, as struct site does */
+	{
+		size_t lf = strlen(c->id.file) + 1, lm = strlen(mod) + 1;
+		char *m = xmalloc(lf + lm + strlen(c->id.func) + 1);
+
+		memcpy(m, c->id.file, lf);
+		memcpy(m + lf, mod, lm);
+		strcpy(m + lf + lm, c->id.func);
+		c->id.file = m;
+		c->id.module = m + lf;
+		c->id.func = m + lf + lm;
+	}
+	return NULL;
+}
+
+static int parse_stacks(FILE *fp, const char *name, struct csites *cs)
+{
+	struct csite *c = NULL;
+	struct cstack *st = NULL;
+	unsigned long lineno = 0;
+	char *line = NULL, *pos;
+	size_t cap = 0;
+	const char *err;
+	ssize_t len;
+
+	memset(cs, 0, sizeof(*cs));
+	while ((len = getline(&line, &cap, fp)) >= 0) {
+		lineno++;
+		if (len && line[len - 1] == '\n')
+			line[--len] = '\0';
+		if (lineno == 1) {
+			if (strcmp(line, STACKS_HEADER)) {
+				errorf("%s:1: not a stacks file (expected \"%s\")", name,
+				       STACKS_HEADER);
+				goto fail;
+			}
+			continue;
+		}
+		err = NULL;
+		if (!strncmp(line, "site ", 5)) {
+			cs->v = grow(cs->v, &cs->alloc, cs->nr, sizeof(*cs->v));
+			c = &cs->v[cs->nr];
+			memset(c, 0, sizeof(*c));
+			err = parse_csite(line, c);
+			if (!err)
+				cs->nr++;
+			st = NULL;
+		} else if (!strncmp(line, "stack ", 6)) {
+			long long b, n;
+
+			pos = line + 6;
+			if (!c)
+				err = "a stack before any site";
+			if (!err)
+				err = parse_signed(next_token(&pos), &b);
+			if (!err)
+				err = parse_signed(next_token(&pos), &n);
+			if (!err && next_token(&pos))
+				err = "text after the calls";
+			if (!err) {
+				c->stacks = grow(c->stacks, &c->alloc, c->nr,
+						 sizeof(*c->stacks));
+				st = &c->stacks[c->nr++];
+				memset(st, 0, sizeof(*st));
+				st->bytes = b;
+				st->calls = n;
+			}
+		} else if (!strncmp(line, "  ", 2) && line[2] && line[2] != ' ') {
+			if (!st) {
+				err = "a frame before any stack";
+			} else {
+				st->frames = grow(st->frames, &st->alloc_frames,
+						  st->nr_frames, sizeof(*st->frames));
+				st->frames[st->nr_frames++] = xstrdup(line + 2);
+			}
+		} else {
+			err = "not a site, stack or frame line";
+		}
+		if (err) {
+			errorf("%s:%lu: %s", name, lineno, err);
+			goto fail;
+		}
+	}
+	if (ferror(fp)) {
+		errorf("cannot read %s: %s", name, strerror(errno));
+		goto fail;
+	}
+	if (!lineno) {
+		errorf("%s is empty%s", name, empty_hint);
+		goto fail;
+	}
+	free(line);
+	return 0;
+fail:
+	free(line);
+	free_csites(cs);
+	return 1;
+}
+
+static const char *signed_size(long long v, char *buf, size_t len)
+{
+	return v < 0 ? signed_human(-(u64)v, true, buf, len) : human(v, buf, len);
+}
+
+static void stacks_table(const struct opts *o, const struct csites *cs, size_t limit)
+{
+	char b1[32], b2[32];
+	size_t i, j, k, shown = 0;
+
+	for (i = 0; i < cs->nr; i++) {
+		const struct csite *c = &cs->v[i];
+
+		if (!site_matches(&c->id, o))
+			continue;
+		if (shown++)
+			fputc('\n', out);
+		fprintf(out, "%s:%u [%s] %s\n", c->id.file, c->id.line,
+			module_name(&c->id), c->id.func);
+		fprintf(out, "  captured %s in %lld calls, %llu stacks, %llu dropped; "
+			"the site holds %s in %lld calls\n",
+			signed_size(c->bytes, b1, sizeof(b1)), c->calls, c->nr_stacks,
+			c->dropped, signed_size(c->site_bytes, b2, sizeof(b2)),
+			c->site_calls);
+		for (j = 0; j < c->nr && (!limit || j < limit); j++) {
+			const struct cstack *st = &c->stacks[j];
+
+			fprintf(out, "  %10s %8lld  %s\n",
+				signed_size(st->bytes, b1, sizeof(b1)), st->calls,
+				st->nr_frames ? st->frames[0] : "(no frames)");
+			for (k = 1; k < st->nr_frames; k++)
+				fprintf(out, "  %10s %8s  %s\n", "", "", st->frames[k]);
+		}
+		if (limit && c->nr > limit)
+			fprintf(out, "  (%zu more stacks; -n 0 lists all)\n", c->nr - limit);
+	}
+	if (!shown)
+		fprintf(out, "no site selected%s\n",
+			cs->nr ? " that passes the filters" :
+			" (select one: echo FILE:LINE > /sys/kernel/debug/allocinfo/capture)");
+}
+
+static void stacks_json(const struct opts *o, const struct csites *cs, size_t limit)
+{
+	size_t i, j, k;
+	bool first = true;
+
+	fputs("{\"sites\": [", out);
+	for (i = 0; i < cs->nr; i++) {
+		const struct csite *c = &cs->v[i];
+
+		if (!site_matches(&c->id, o))
+			continue;
+		fputs(first ? "\n  {" : ",\n  {", out);
+		first = false;
+		fputs("\"file\": ", out);
+		json_str(c->id.file);
+		fprintf(out, ", \"line\": %u, \"module\": ", c->id.line);
+		json_str(module_name(&c->id));
+		fputs(", \"func\": ", out);
+		json_str(c->id.func);
+		fprintf(out, ", \"bytes\": %lld, \"calls\": %lld", c->bytes, c->calls);
+		fprintf(out, ", \"stacks\": %llu, \"dropped\": %llu", c->nr_stacks, c->dropped);
+		fprintf(out, ", \"site_bytes\": %lld, \"site_calls\": %lld,\n", c->site_bytes,
+			c->site_calls);
+		fputs("   \"captured\": [", out);
+		for (j = 0; j < c->nr && (!limit || j < limit); j++) {
+			const struct cstack *st = &c->stacks[j];
+
+			fprintf(out, "%s\n    {\"bytes\": %lld, \"calls\": %lld, \"frames\": [",
+				j ? "," : "", st->bytes, st->calls);
+			for (k = 0; k < st->nr_frames; k++) {
+				if (k)
+					fputs(", ", out);
+				json_str(st->frames[k]);
+			}
+			fputs("]}", out);
+		}
+		fputs(c->nr ? "\n   ]}" : "]}", out);
+	}
+	fputs(first ? "]}\n" : "\n]}\n", out);
+}
+
+static int cmd_stacks(const struct opts *o)
+{
+	const char *name = o->input, *hint = "";
+	struct csites cs;
+	FILE *fp;
+	int ret;
+
+	if (!strcmp(name, "-")) {
+		fp = stdin;
+		name = "(stdin)";
+	} else {
+		fp = fopen(name, "r");
+	}
+	if (!fp) {
+		if (!strcmp(name, stacks_file) && errno == ENOENT)
+			hint = " (no debugfs, or no CONFIG_MEM_ALLOC_PROFILING_CAPTURE?)";
+		else if (errno == EACCES)
+			hint = " (try as root)";
+		errorf("cannot open %s: %s%s", name, strerror(errno), hint);
+		return 1;
+	}
+	ret = parse_stacks(fp, name, &cs);
+	if (fp != stdin)
+		fclose(fp);
+	if (ret)
+		return ret;
+	if (o->fmt == FMT_JSON)
+		stacks_json(o, &cs, get_limit(o, DEFAULT_STACKS));
+	else
+		stacks_table(o, &cs, get_limit(o, DEFAULT_STACKS));
+	free_csites(&cs);
 	return 0;
 }
 
@@ -2177,7 +2545,7 @@ static void check_label_text(const char *opt, const char *s)
 /* Labels must be valid text, and the number of series bounded. */
 static void check_prometheus(const char *cmd, const struct opts *o)
 {
-	if (!strcmp(cmd, "diff") || !strcmp(cmd, "watch"))
+	if (!strcmp(cmd, "diff") || !strcmp(cmd, "watch") || !strcmp(cmd, "stacks"))
 		usage_error("%s has no --prometheus output", cmd);
 	if (o->limit == 0 || o->limit > PROM_MAX)
 		usage_error("--prometheus takes -n from 1 to %d, so that the series stay few",
@@ -2188,7 +2556,7 @@ static void check_prometheus(const char *cmd, const struct opts *o)
 }
 
 static const char * const commands[] = {
-	"top", "group", "snapshot", "diff", "watch", "help"
+	"top", "group", "snapshot", "diff", "watch", "stacks", "help"
 };
 
 static bool is_command(const char *word)
@@ -2334,6 +2702,9 @@ int main(int argc, char **argv)
 	env = getenv("ALLOCINFO_SYSCTL");
 	if (env && *env)
 		sysctl_file = env;
+	env = getenv("ALLOCINFO_STACKS");
+	if (env && *env)
+		stacks_file = env;
 
 	/* no command: top, as for "allocinfo -n 5" or "allocinfo saved.txt" */
 	if (optind >= argc || is_input(argv[optind]))
@@ -2358,7 +2729,9 @@ int main(int argc, char **argv)
 				    argv[optind]);
 		if (args)
 			o.input = argv[optind];
-		if (strcmp(cmd, "watch"))
+		if (!strcmp(cmd, "stacks") && !o.input)
+			o.input = stacks_default_input();
+		else if (strcmp(cmd, "watch"))
 			o.input = default_input(&o, NULL);
 		if (o.fmt == FMT_PROM)
 			check_label_text("FILE", o.input);
@@ -2389,6 +2762,11 @@ int main(int argc, char **argv)
 		if (!strcmp(old_name, "-") && !strcmp(new_name, "-"))
 			usage_error("diff: OLD and NEW cannot both be standard input");
 		ret = cmd_diff(&o, old_name, new_name);
+	} else if (!strcmp(cmd, "stacks")) {
+		check_given(cmd, given, GIVEN_N);
+		if (o.fmt == FMT_CSV)
+			usage_error("stacks has no --csv output");
+		ret = cmd_stacks(&o);
 	} else if (!strcmp(cmd, "watch")) {
 		check_given(cmd, given, GIVEN_N | GIVEN_INTERVAL | GIVEN_COUNT | GIVEN_ZERO);
 		if (o.input && !strcmp(o.input, "-"))

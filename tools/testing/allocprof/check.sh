@@ -145,6 +145,11 @@ if [ $have_on = 1 ]; then
 		boot "$K" modules modules.sh "" $(mods kernel)
 		# shellcheck disable=SC2046
 		CPUS=2 boot "$K" stress stress.sh "" $(mods kernel)
+		# shellcheck disable=SC2046
+		boot "$K" capture capture.sh "" \
+			"$mod/allocprof_holder.ko" "$mod/allocprof_capture.ko" \
+			"$mod/allocprof_stress.ko" \
+			$(ls "$B/allocinfo/allocinfo-static" 2>/dev/null)
 		if [ -x "$B/allocinfo/allocinfo-static" ]; then
 			boot "$K" allocinfo-tool allocinfo-tool.sh "" \
 				"$B/allocinfo/allocinfo-static" \
@@ -202,6 +207,12 @@ if [ $have_san = 1 ]; then
 	if [ $have_mod_san = 1 ]; then
 		# shellcheck disable=SC2046
 		boot "$S_K" san-modules modules.sh "" $(mods sanitize)
+		# shellcheck disable=SC2046
+		CPUS=2 boot "$S_K" san-capture capture.sh "" \
+			"$B/testmod-sanitize/allocprof_holder.ko" \
+			"$B/testmod-sanitize/allocprof_capture.ko" \
+			"$B/testmod-sanitize/allocprof_stress.ko" \
+			$(ls "$B/allocinfo/allocinfo-static" 2>/dev/null)
 		# shellcheck disable=SC2046
 		CPUS=2 TIMEOUT=1200 boot "$S_K" san-stress stress.sh "" $(mods sanitize)
 		# shellcheck disable=SC2046

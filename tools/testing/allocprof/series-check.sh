@@ -10,7 +10,8 @@
 #   - scripts/checkpatch.pl --strict reports no error in any patch, and
 #     every warning type it reports is explained in CHECKPATCH.md;
 #   - scripts/kernel-doc finds nothing to report in the documented sources
-#     (alloc_tag.h, codetag.h, codetag.c, alloc_tag.c, pgalloc_tag.h);
+#     (alloc_tag.h, codetag.h, codetag.c, alloc_tag.c, pgalloc_tag.h,
+#     alloc_tag_capture.h, alloc_tag_capture.c);
 #   - "make SPHINXDIRS=mm htmldocs" gives no warning about the new
 #     documentation (SERIES_DOCS=0 skips it).
 #
@@ -220,7 +221,8 @@ fi
 # --- kernel-doc ----------------------------------------------------------
 kd=""
 for f in include/linux/alloc_tag.h include/linux/codetag.h lib/codetag.c \
-	lib/alloc_tag.c include/linux/pgalloc_tag.h; do
+	lib/alloc_tag.c include/linux/pgalloc_tag.h \
+	include/linux/alloc_tag_capture.h lib/alloc_tag_capture.c; do
 	[ -f "$W/patch/$f" ] || continue
 	r=$(cd "$W/patch" && perl scripts/kernel-doc -none "$f" 2>&1)
 	[ -z "$r" ] || kd="$kd$r"$'\n'

@@ -104,6 +104,7 @@ normalize() {
 # The kernel's file and vm.mem_profiling of the tests: none, unless a test
 # names fixtures in RUN_ENV (VAR=VALUE words, no blanks in values).
 NO_KERNEL="ALLOCINFO_PROC=/nonexistent/proc/allocinfo ALLOCINFO_SYSCTL=/nonexistent/mem_profiling"
+NO_KERNEL="$NO_KERNEL ALLOCINFO_STACKS=/nonexistent/allocinfo/stacks"
 RUN_ENV=
 # Standard input: /dev/null, or a pipe that carries the file RUN_PIPE
 RUN_PIPE=
@@ -384,6 +385,25 @@ cases() {
 	t usage-bad-count	watch --count x
 	t usage-zero-top	top -f vmlinux.txt --zero
 	t usage-exit-code-watch	watch -f vmlinux.txt --exit-code
+
+	# stacks: the captured call stacks of selected sites
+	t stacks		stacks stacks.txt
+	t stacks-json		stacks --json -f stacks.txt
+	t stacks-n1		stacks -n 1 stacks.txt
+	t stacks-n1-json	stacks -n 1 --json stacks.txt
+	t stacks-module		stacks --module vmlinux stacks.txt
+	t stacks-no-match	stacks --func nosuchfunc stacks.txt
+	t stacks-empty		stacks stacks-empty.txt
+	t stacks-empty-json	stacks --json stacks-empty.txt
+	t stacks-malformed	stacks stacks-malformed.txt
+	t stacks-badsite	stacks stacks-badsite.txt
+	t stacks-not-stacks	stacks vmlinux.txt
+	t stacks-missing	stacks
+	RUN_PIPE=stacks.txt t stacks-pipe stacks -n 1
+	RUN_ENV="ALLOCINFO_STACKS=stacks.txt" t stacks-default stacks -n 1
+	t usage-stacks-csv	stacks --csv stacks.txt
+	t usage-stacks-prom	stacks --prometheus stacks.txt
+	t usage-stacks-sort	stacks --sort calls stacks.txt
 }
 
 t() { t_check "$@"; }

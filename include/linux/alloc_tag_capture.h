@@ -1,0 +1,219 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Call-stack capture for chosen allocation call sites.
+ *
+ * /proc/allocinfo says which line allocated the memory; when that line is
+ * in a helper (a driver's foo_alloc(), a slab or seq_file buffer helper),
+ * the next question is which caller of the helper holds it.  An operator
+ * selects one or a few call sites at run time (debugfs,
+ * allocinfo/capture); from then on each allocation charged to a selected
+ * site also records its call stack, and allocinfo/stacks lists the
+ * distinct stacks of each site with the bytes and calls they still hold.
+ *
+ * A selected tag carries ALLOC_TAG_CAPTURE in its codetag.flags.  The
+ * hooks below sit at the points where the allocators charge and uncharge
+ * a tag; each is a static branch, patched out while no site is selected,
+ * then a test of the flag of the tag already at hand, and only for a
+ * selected tag a call of the out-of-line slow path in
+ * lib/alloc_tag_capture.c.
+ */
+#ifndef _LINUX_ALLOC_TAG_CAPTURE_H
+#define _LINUX_ALLOC_TAG_CAPTURE_H
+
+#include <linux/alloc_tag.h>
+#include <linux/bits.h>
+#include <linux/types.h>
+
+struct page;
+
+/*
+ * codetag.flags of an allocation tag (see ALLOC_TAG_INACCURATE in
+ * <linux/alloc_tag.h>): bit 31 is ALLOC_TAG_INACCURATE, bit 30 says that
+ * the tag's site is selected for capture, bits 27-29 which of the
+ * selected sites it belongs to; bits 0-26 hold the page-tag number of a
+ * module's tag, so modules can have at most 2^27 - 1 tags with numbers.
+ */
+#define ALLOC_TAG_CAPTURE		BIT(30)
+#define ALLOC_TAG_CAPTURE_SITE_SHIFT	27
+#define ALLOC_TAG_CAPTURE_SITE		GENMASK(29, 27)
+#define ALLOC_TAG_INDEX_MASK		GENMASK(26, 0)
+
+/* The most sites that can be selected at once (ALLOC_TAG_CAPTURE_SITE). */
+#define ALLOC_TAG_CAPTURE_MAX_SITES	8
+
+#ifdef CONFIG_MEM_ALLOC_PROFILING_CAPTURE
+
+#include <linux/compiler.h>
+#include <linux/jump_label.h>
+
+DECLARE_STATIC_KEY_FALSE(alloc_tag_capture_key);
+/* lib/alloc_tag.c: the allocation tag type, to look sites up. */
+extern struct codetag_type *alloc_tag_cttype;
+
+void __alloc_tag_capture_add(struct alloc_tag *tag, unsigned long key,
+			     unsigned long bytes, unsigned long caller);
+void __alloc_tag_capture_sub(struct alloc_tag *tag, unsigned long key);
+void __alloc_tag_capture_page_split(struct alloc_tag *tag, struct page *page,
+				    unsigned int nr);
+void __alloc_tag_capture_page_move(struct alloc_tag *tag, struct page *dst,
+				   struct page *src);
+void __alloc_tag_capture_page_detach(struct alloc_tag *tag,
+				     struct page *page);
+void alloc_tag_capture_drop_tags(struct alloc_tag *tags, size_t n);
+int alloc_tag_capture_command(const char *cmd);
+
+/**
+ * alloc_tag_capture_enabled() - is any call site selected for capture?
+ *
+ * Return: true while at least one site is selected; a patched-out jump
+ * otherwise.
+ */
+static __always_inline bool alloc_tag_capture_enabled(void)
+{
+	return static_branch_unlikely(&alloc_tag_capture_key);
+}
+
+/**
+ * alloc_tag_capture_selected() - is @tag's site selected for capture?
+ * @tag: a tag, or NULL or ALLOC_TAG_NONE
+ *
+ * Return: true if @tag is a real tag whose site is selected.
+ */
+static __always_inline bool alloc_tag_capture_selected(struct alloc_tag *tag)
+{
+	return alloc_tag_is_real(tag) &&
+	       unlikely(READ_ONCE(tag->ct.flags) & ALLOC_TAG_CAPTURE);
+}
+
+/**
+ * alloc_tag_capture_add() - record the stack of an allocation just charged
+ * @tag: the tag it was charged to
+ * @key: the object's address (slab, per-CPU) or its struct page (pages)
+ * @bytes: what was charged
+ * @caller: return address into the caller of the allocator's entry point,
+ *	if known (slab), or 0; used to leave the allocator's own frames out
+ *
+ * Context: any context the allocation was made in.
+ */
+static __always_inline void alloc_tag_capture_add(struct alloc_tag *tag,
+						  unsigned long key,
+						  unsigned long bytes,
+						  unsigned long caller)
+{
+	if (alloc_tag_capture_enabled() && alloc_tag_capture_selected(tag))
+		__alloc_tag_capture_add(tag, key, bytes, caller);
+}
+
+/**
+ * alloc_tag_capture_sub() - an object charged to @tag is being freed
+ * @tag: the tag it is uncharged from
+ * @key: as given to alloc_tag_capture_add()
+ *
+ * Context: any context.
+ */
+static __always_inline void alloc_tag_capture_sub(struct alloc_tag *tag,
+						  unsigned long key)
+{
+	if (alloc_tag_capture_enabled() && alloc_tag_capture_selected(tag))
+		__alloc_tag_capture_sub(tag, key);
+}
+
+/**
+ * alloc_tag_capture_page_split() - a block of pages became @nr pages
+ * @tag: the block's tag
+ * @page: the first page
+ * @nr: number of pages, each now freed on its own
+ */
+static __always_inline void alloc_tag_capture_page_split(struct alloc_tag *tag,
+							 struct page *page,
+							 unsigned int nr)
+{
+	if (alloc_tag_capture_enabled() && alloc_tag_capture_selected(tag))
+		__alloc_tag_capture_page_split(tag, page, nr);
+}
+
+/**
+ * alloc_tag_capture_page_move() - migration moved @src's data to @dst
+ * @tag: the tag that @dst took over from @src
+ * @dst: first page of the new block
+ * @src: first page of the old block
+ */
+static __always_inline void alloc_tag_capture_page_move(struct alloc_tag *tag,
+							struct page *dst,
+							struct page *src)
+{
+	if (alloc_tag_capture_selected(tag))
+		__alloc_tag_capture_page_move(tag, dst, src);
+}
+
+/**
+ * alloc_tag_capture_page_detach() - all but the first page may be freed
+ * @tag: the tag of the non-compound block that starts at @page
+ * @page: its first page
+ *
+ * __free_pages() of a non-compound block releases the other pages at once
+ * if someone else holds a reference to the first one.
+ */
+static __always_inline void alloc_tag_capture_page_detach(struct alloc_tag *tag,
+							  struct page *page)
+{
+	if (alloc_tag_capture_selected(tag))
+		__alloc_tag_capture_page_detach(tag, page);
+}
+
+#else /* CONFIG_MEM_ALLOC_PROFILING_CAPTURE */
+
+static inline bool alloc_tag_capture_enabled(void)
+{
+	return false;
+}
+
+static inline void alloc_tag_capture_add(struct alloc_tag *tag,
+					 unsigned long key, unsigned long bytes,
+					 unsigned long caller)
+{
+}
+
+static inline void alloc_tag_capture_sub(struct alloc_tag *tag,
+					 unsigned long key)
+{
+}
+
+static inline void alloc_tag_capture_page_split(struct alloc_tag *tag,
+						struct page *page,
+						unsigned int nr)
+{
+}
+
+static inline void alloc_tag_capture_page_move(struct alloc_tag *tag,
+					       struct page *dst,
+					       struct page *src)
+{
+}
+
+static inline void alloc_tag_capture_page_detach(struct alloc_tag *tag,
+						 struct page *page)
+{
+}
+
+static inline void alloc_tag_capture_drop_tags(struct alloc_tag *tags,
+					       size_t n)
+{
+}
+
+#endif /* CONFIG_MEM_ALLOC_PROFILING_CAPTURE */
+
+#if IS_ENABLED(CONFIG_MEM_ALLOC_PROFILING_CAPTURE_KUNIT_TEST)
+/* For the KUnit suite only. */
+struct alloc_tag_capture_stat {
+	u32 handle;		/* stack depot handle of the trimmed stack */
+	s64 bytes;
+	s64 calls;
+};
+
+int alloc_tag_capture_stacks(const char *site,
+			     struct alloc_tag_capture_stat *out, int max);
+void alloc_tag_capture_counts(unsigned long *records, unsigned long *dropped);
+#endif
+
+#endif /* _LINUX_ALLOC_TAG_CAPTURE_H */

@@ -1,0 +1,580 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit tests for call-stack capture of chosen allocation call sites: a
+ * helper allocates at one line for three callers, which call it once,
+ * twice and three times; with the helper's line selected, each caller
+ * must have a stack of its own with exactly its bytes and calls, and
+ * frees must bring them back to zero.
+ */
+#include <kunit/test.h>
+#include <linux/alloc_tag.h>
+#include <linux/alloc_tag_capture.h>
+#include <linux/completion.h>
+#include <linux/gfp.h>
+#include <linux/hrtimer.h>
+#include <linux/kallsyms.h>
+#include <linux/memcontrol.h>
+#include <linux/migrate.h>
+#include <linux/mm.h>
+#include <linux/percpu.h>
+#include <linux/slab.h>
+#include <linux/stackdepot.h>
+#include <linux/string.h>
+#include <linux/vmalloc.h>
+
+#define OBJ_SIZE	100
+#define MAX_OBJS	32
+
+static unsigned int helper_line, page_line, vmalloc_line, percpu_line;
+static unsigned int many_lines[ALLOC_TAG_CAPTURE_MAX_SITES + 1];
+static void *objs[MAX_OBJS];
+static unsigned int nr_objs;
+
+/* The helper: every caller is charged to this one line. */
+static noinline void *capture_test_helper(gfp_t gfp)
+{
+	void *p = kmalloc(OBJ_SIZE, gfp); helper_line = __LINE__;
+
+	return p;
+}
+
+static noinline void capture_test_keep(void *p)
+{
+	if (p && nr_objs < MAX_OBJS)
+		objs[nr_objs++] = p;
+	else
+		kfree(p);
+}
+
+static noinline void capture_test_caller1(void)
+{
+	capture_test_keep(capture_test_helper(GFP_KERNEL));
+}
+
+static noinline void capture_test_caller2(void)
+{
+	int i;
+
+	for (i = 0; i < 2; i++)
+		capture_test_keep(capture_test_helper(GFP_KERNEL));
+}
+
+static noinline void capture_test_caller3(void)
+{
+	int i;
+
+	for (i = 0; i < 3; i++)
+		capture_test_keep(capture_test_helper(GFP_KERNEL));
+}
+
+/*
+ * 2^depth distinct stacks: a chain of capture_test_walk_a() and
+ * capture_test_walk_b() calls, one per bit of @bits, then the helper.  The
+ * counter after each call keeps the compiler from making it a tail call.
+ */
+static unsigned int walk_count;
+static noinline void capture_test_walk_b(unsigned int depth, unsigned int bits);
+
+static noinline void capture_test_walk_a(unsigned int depth, unsigned int bits)
+{
+	if (!depth)
+		kfree(capture_test_helper(GFP_KERNEL));
+	else if (bits & 1)
+		capture_test_walk_a(depth - 1, bits >> 1);
+	else
+		capture_test_walk_b(depth - 1, bits >> 1);
+	WRITE_ONCE(walk_count, walk_count + 1);
+}
+
+static noinline void capture_test_walk_b(unsigned int depth, unsigned int bits)
+{
+	if (!depth)
+		kfree(capture_test_helper(GFP_KERNEL));
+	else if (bits & 1)
+		capture_test_walk_a(depth - 1, bits >> 1);
+	else
+		capture_test_walk_b(depth - 1, bits >> 1);
+	/* Not the same code as _a(), which the compiler would fold into one. */
+	WRITE_ONCE(walk_count, walk_count + 2);
+}
+
+static void capture_test_free_all(void)
+{
+	while (nr_objs)
+		kfree(objs[--nr_objs]);
+}
+
+static noinline struct page *capture_test_pages(gfp_t gfp, unsigned int order)
+{
+	struct page *page = alloc_pages(gfp, order); page_line = __LINE__;
+
+	return page;
+}
+
+static noinline void *capture_test_vmalloc(unsigned long size)
+{
+	void *p = vmalloc(size); vmalloc_line = __LINE__;
+
+	return p;
+}
+
+static noinline u64 __percpu *capture_test_percpu(void)
+{
+	u64 __percpu *p = alloc_percpu(u64); percpu_line = __LINE__;
+
+	return p;
+}
+
+/* More sites than can be selected at once. */
+static noinline void capture_test_many(void)
+{
+	void *p[ARRAY_SIZE(many_lines)];
+	int i = 0;
+
+	p[i] = kmalloc(8, GFP_KERNEL); many_lines[i++] = __LINE__;
+	p[i] = kmalloc(8, GFP_KERNEL); many_lines[i++] = __LINE__;
+	p[i] = kmalloc(8, GFP_KERNEL); many_lines[i++] = __LINE__;
+	p[i] = kmalloc(8, GFP_KERNEL); many_lines[i++] = __LINE__;
+	p[i] = kmalloc(8, GFP_KERNEL); many_lines[i++] = __LINE__;
+	p[i] = kmalloc(8, GFP_KERNEL); many_lines[i++] = __LINE__;
+	p[i] = kmalloc(8, GFP_KERNEL); many_lines[i++] = __LINE__;
+	p[i] = kmalloc(8, GFP_KERNEL); many_lines[i++] = __LINE__;
+	p[i] = kmalloc(8, GFP_KERNEL); many_lines[i++] = __LINE__;
+	while (i--)
+		kfree(p[i]);
+}
+
+/* A string freed with the test. */
+static __printf(2, 3) char *test_sprintf(struct kunit *test,
+					 const char *fmt, ...)
+{
+	char *s = kunit_kzalloc(test, 256, GFP_KERNEL);
+	va_list ap;
+
+	KUNIT_ASSERT_NOT_NULL(test, s);
+	va_start(ap, fmt);
+	vsnprintf(s, 256, fmt, ap);
+	va_end(ap);
+	return s;
+}
+
+static char *site_of(struct kunit *test, unsigned int line)
+{
+	return test_sprintf(test, "%s:%u", __FILE__, line);
+}
+
+/* @fmt has a %s for this file and a %u for @line. */
+static int command(struct kunit *test, const char *fmt, unsigned int line)
+{
+	return alloc_tag_capture_command(test_sprintf(test, fmt, __FILE__, line));
+}
+
+/* Does the @i-th frame of @handle belong to @func? */
+static bool frame_is(depot_stack_handle_t handle, unsigned int i,
+		     const char *func)
+{
+	unsigned long *entries;
+	char buf[KSYM_SYMBOL_LEN];
+	size_t len = strlen(func);
+
+	if (stack_depot_fetch(handle, &entries) <= i)
+		return false;
+	snprintf(buf, sizeof(buf), "%ps", (void *)entries[i]);
+	return !strncmp(buf, func, len) && (!buf[len] || buf[len] == '.');
+}
+
+static struct alloc_tag_counters site_counters(struct kunit *test,
+					       unsigned int line)
+{
+	struct alloc_tag *tag = alloc_tag_find(__FILE__, line, NULL);
+
+	KUNIT_ASSERT_NOT_NULL(test, tag);
+	return alloc_tag_read(tag);
+}
+
+static int capture_test_init(struct kunit *test)
+{
+	if (!mem_alloc_profiling_enabled())
+		kunit_skip(test, "vm.mem_profiling is 0");
+	if (!IS_ENABLED(CONFIG_KALLSYMS))
+		kunit_skip(test, "frames are named with CONFIG_KALLSYMS only");
+	/* Make the tags' lines known. */
+	kfree(capture_test_helper(GFP_KERNEL));
+	__free_pages(capture_test_pages(GFP_KERNEL, 0), 0);
+	vfree(capture_test_vmalloc(PAGE_SIZE));
+	free_percpu(capture_test_percpu());
+	capture_test_many();
+	return 0;
+}
+
+static void capture_test_exit(struct kunit *test)
+{
+	capture_test_free_all();
+	alloc_tag_capture_command("clear");
+	alloc_tag_capture_command("cap 4096");
+}
+
+static void alloc_tag_test_capture_callers(struct kunit *test)
+{
+	static const char * const callers[] = {
+		"capture_test_caller3", "capture_test_caller2",
+		"capture_test_caller1",
+	};
+	size_t size = kmalloc_size_roundup(OBJ_SIZE);
+	struct alloc_tag_capture_stat st[4];
+	unsigned long records, dropped;
+	char *site = site_of(test, helper_line);
+	int i, n;
+
+	KUNIT_ASSERT_EQ(test, command(test, "%s:%u", helper_line), 0);
+	capture_test_caller1();
+	capture_test_caller2();
+	capture_test_caller3();
+	KUNIT_ASSERT_EQ(test, nr_objs, 6);
+	n = alloc_tag_capture_stacks(site, st, ARRAY_SIZE(st));
+	KUNIT_ASSERT_EQ(test, n, 3);
+	for (i = 0; i < 3; i++) {
+		KUNIT_EXPECT_EQ(test, st[i].bytes, (s64)(3 - i) * size);
+		KUNIT_EXPECT_EQ(test, st[i].calls, 3 - i);
+		KUNIT_EXPECT_TRUE_MSG(test, frame_is(st[i].handle, 0,
+						     "capture_test_helper"),
+				      "stack %d does not start in the helper", i);
+		KUNIT_EXPECT_TRUE_MSG(test, frame_is(st[i].handle, 1, callers[i]),
+				      "stack %d: second frame is not %s", i,
+				      callers[i]);
+	}
+	alloc_tag_capture_counts(&records, &dropped);
+	KUNIT_EXPECT_EQ(test, records, 6);
+	KUNIT_EXPECT_EQ(test, dropped, 0);
+
+	capture_test_free_all();
+	n = alloc_tag_capture_stacks(site, st, ARRAY_SIZE(st));
+	KUNIT_ASSERT_EQ(test, n, 3);
+	for (i = 0; i < 3; i++) {
+		KUNIT_EXPECT_EQ(test, st[i].bytes, 0);
+		KUNIT_EXPECT_EQ(test, st[i].calls, 0);
+	}
+	alloc_tag_capture_counts(&records, &dropped);
+	KUNIT_EXPECT_EQ(test, records, 0);
+
+	/* Deselecting drops the records of objects still live. */
+	capture_test_caller2();
+	alloc_tag_capture_counts(&records, &dropped);
+	KUNIT_EXPECT_EQ(test, records, 2);
+	KUNIT_ASSERT_EQ(test, command(test, "-%s:%u", helper_line), 0);
+	alloc_tag_capture_counts(&records, &dropped);
+	KUNIT_EXPECT_EQ(test, records, 0);
+	KUNIT_EXPECT_EQ(test, alloc_tag_capture_stacks(site, st, 4), -ENOENT);
+	capture_test_free_all();
+}
+
+static void alloc_tag_test_capture_bad_input(struct kunit *test)
+{
+	struct alloc_tag_capture_stat st[2];
+	char *site = site_of(test, helper_line);
+	unsigned int i;
+
+	KUNIT_EXPECT_EQ(test, alloc_tag_capture_command(""), -EINVAL);
+	KUNIT_EXPECT_EQ(test, alloc_tag_capture_command("garbage"), -EINVAL);
+	KUNIT_EXPECT_EQ(test, alloc_tag_capture_command("a.c:x"), -EINVAL);
+	KUNIT_EXPECT_EQ(test, alloc_tag_capture_command("a.c:0"), -EINVAL);
+	KUNIT_EXPECT_EQ(test, alloc_tag_capture_command(":12"), -EINVAL);
+	KUNIT_EXPECT_EQ(test, command(test, "%s:%u junk", helper_line), -EINVAL);
+	KUNIT_EXPECT_EQ(test, command(test, "%s:%u [", helper_line), -EINVAL);
+	KUNIT_EXPECT_EQ(test, alloc_tag_capture_command("no/such/file.c:12"),
+			-ENOENT);
+	KUNIT_EXPECT_EQ(test, command(test, "%s:%u [nosuchmodule]", helper_line),
+			-ENOENT);
+	KUNIT_EXPECT_EQ(test, command(test, "%s:%u func:nosuchfunc", helper_line),
+			-ENOENT);
+	KUNIT_EXPECT_EQ(test, command(test, "-%s:%u", helper_line), -ENOENT);
+	KUNIT_EXPECT_EQ(test, alloc_tag_capture_command("cap 1"), -EINVAL);
+	KUNIT_EXPECT_EQ(test, alloc_tag_capture_command("cap many"), -EINVAL);
+	/* Nothing was selected by any of these. */
+	KUNIT_EXPECT_EQ(test, alloc_tag_capture_stacks(site, st, 2), -ENOENT);
+
+	/* The line as /proc/allocinfo prints it selects too. */
+	KUNIT_ASSERT_EQ(test, command(test, "%s:%u func:capture_test_helper",
+				      helper_line), 0);
+	KUNIT_EXPECT_EQ(test, command(test, "%s:%u", helper_line), -EEXIST);
+	KUNIT_EXPECT_EQ(test, alloc_tag_capture_command("cap 100"), -EBUSY);
+	for (i = 0; i < ALLOC_TAG_CAPTURE_MAX_SITES - 1; i++)
+		KUNIT_EXPECT_EQ(test, command(test, "%s:%u", many_lines[i]), 0);
+	KUNIT_EXPECT_EQ(test, command(test, "%s:%u", many_lines[i]), -ENOSPC);
+	/* The refused site was not selected; the others still are. */
+	KUNIT_EXPECT_EQ(test, alloc_tag_capture_stacks(site_of(test, many_lines[i]),
+						       st, 2), -ENOENT);
+	KUNIT_EXPECT_EQ(test, alloc_tag_capture_stacks(site, st, 2), 0);
+	KUNIT_EXPECT_EQ(test, alloc_tag_capture_command("clear"), 0);
+	KUNIT_EXPECT_EQ(test, alloc_tag_capture_stacks(site, st, 2), -ENOENT);
+}
+
+static void alloc_tag_test_capture_cap(struct kunit *test)
+{
+	size_t size = kmalloc_size_roundup(OBJ_SIZE);
+	struct alloc_tag_capture_stat st[2];
+	unsigned long records, dropped;
+	int i;
+
+	KUNIT_ASSERT_EQ(test, alloc_tag_capture_command("cap 16"), 0);
+	KUNIT_ASSERT_EQ(test, command(test, "%s:%u", helper_line), 0);
+	for (i = 0; i < 20; i++)
+		capture_test_caller1();
+	alloc_tag_capture_counts(&records, &dropped);
+	KUNIT_EXPECT_EQ(test, records, 16);
+	KUNIT_EXPECT_EQ(test, dropped, 4);
+	KUNIT_ASSERT_EQ(test, alloc_tag_capture_stacks(site_of(test, helper_line),
+						       st, 2), 1);
+	KUNIT_EXPECT_EQ(test, st[0].bytes, (s64)16 * size);
+	KUNIT_EXPECT_EQ(test, st[0].calls, 16);
+	capture_test_free_all();
+	alloc_tag_capture_counts(&records, &dropped);
+	KUNIT_EXPECT_EQ(test, records, 0);
+	KUNIT_EXPECT_EQ(test, dropped, 4);
+}
+
+/* A stack's bytes and calls, for a site with one stack. */
+static void expect_one_stack(struct kunit *test, unsigned int line,
+			     s64 bytes, s64 calls)
+{
+	struct alloc_tag_capture_stat st[2];
+
+	KUNIT_ASSERT_EQ(test, alloc_tag_capture_stacks(site_of(test, line),
+						       st, 2), 1);
+	KUNIT_EXPECT_EQ(test, st[0].bytes, bytes);
+	KUNIT_EXPECT_EQ(test, st[0].calls, calls);
+}
+
+static void alloc_tag_test_capture_pages_split(struct kunit *test)
+{
+	struct page *page;
+	int i;
+
+	KUNIT_ASSERT_EQ(test, command(test, "%s:%u", page_line), 0);
+	page = capture_test_pages(GFP_KERNEL, 2);
+	KUNIT_ASSERT_NOT_NULL(test, page);
+	expect_one_stack(test, page_line, 4 * PAGE_SIZE, 1);
+	split_page(page, 2);
+	expect_one_stack(test, page_line, 4 * PAGE_SIZE, 4);
+	for (i = 0; i < 4; i++) {
+		__free_page(page + i);
+		expect_one_stack(test, page_line, (3 - i) * PAGE_SIZE, 3 - i);
+	}
+
+	/* __free_pages() while another reference holds the first page. */
+	page = capture_test_pages(GFP_KERNEL, 2);
+	KUNIT_ASSERT_NOT_NULL(test, page);
+	get_page(page);
+	__free_pages(page, 2);
+	expect_one_stack(test, page_line, PAGE_SIZE, 1);
+	put_page(page);
+	expect_one_stack(test, page_line, 0, 0);
+}
+
+static void alloc_tag_test_capture_migrate(struct kunit *test)
+{
+#ifdef CONFIG_MIGRATION
+	struct folio *src, *dst;
+	struct page *page;
+
+	if (!mem_cgroup_disabled())
+		kunit_skip(test, "boot with cgroup_disable=memory to run this");
+	KUNIT_ASSERT_EQ(test, command(test, "%s:%u", page_line), 0);
+	page = capture_test_pages(GFP_KERNEL | __GFP_COMP, 0);
+	KUNIT_ASSERT_NOT_NULL(test, page);
+	src = page_folio(page);
+	dst = folio_alloc(GFP_KERNEL, 0);
+	KUNIT_ASSERT_NOT_NULL(test, dst);
+	folio_lock(src);
+	folio_lock(dst);
+	folio_migrate_flags(dst, src);
+	folio_unlock(dst);
+	folio_unlock(src);
+	/* The record went with the data: freeing the old page drops nothing. */
+	folio_put(src);
+	expect_one_stack(test, page_line, PAGE_SIZE, 1);
+	folio_put(dst);
+	expect_one_stack(test, page_line, 0, 0);
+#else
+	kunit_skip(test, "CONFIG_MIGRATION is off");
+#endif
+}
+
+/* What a site's stacks hold matches what its tag was charged. */
+static void expect_stacks_match_tag(struct kunit *test, unsigned int line,
+				    struct alloc_tag_counters before)
+{
+	struct alloc_tag_counters now = site_counters(test, line);
+	struct alloc_tag_capture_stat st[4];
+	s64 bytes = 0, calls = 0;
+	int i, n;
+
+	n = alloc_tag_capture_stacks(site_of(test, line), st, ARRAY_SIZE(st));
+	KUNIT_ASSERT_GT(test, n, 0);
+	KUNIT_ASSERT_LE(test, n, (int)ARRAY_SIZE(st));
+	for (i = 0; i < n; i++) {
+		bytes += st[i].bytes;
+		calls += st[i].calls;
+	}
+	KUNIT_EXPECT_EQ(test, bytes, (s64)(now.bytes - before.bytes));
+	KUNIT_EXPECT_EQ(test, calls, (s64)(now.calls - before.calls));
+}
+
+static void alloc_tag_test_capture_vmalloc_percpu(struct kunit *test)
+{
+	struct alloc_tag_counters before;
+	u64 __percpu *pcp;
+	void *v;
+
+	KUNIT_ASSERT_EQ(test, command(test, "%s:%u", vmalloc_line), 0);
+	KUNIT_ASSERT_EQ(test, command(test, "%s:%u", percpu_line), 0);
+
+	before = site_counters(test, vmalloc_line);
+	v = capture_test_vmalloc(3 * PAGE_SIZE);
+	KUNIT_ASSERT_NOT_NULL(test, v);
+	/* Three pages, the vm_struct and the page array. */
+	expect_stacks_match_tag(test, vmalloc_line, before);
+	expect_one_stack(test, vmalloc_line,
+			 site_counters(test, vmalloc_line).bytes - before.bytes, 5);
+	vfree(v);
+	expect_one_stack(test, vmalloc_line, 0, 0);
+
+	before = site_counters(test, percpu_line);
+	pcp = capture_test_percpu();
+	KUNIT_ASSERT_NOT_NULL(test, pcp);
+	expect_stacks_match_tag(test, percpu_line, before);
+	expect_one_stack(test, percpu_line,
+			 sizeof(u64) * num_possible_cpus(), 1);
+	free_percpu(pcp);
+	expect_one_stack(test, percpu_line, 0, 0);
+}
+
+struct capture_irq {
+	struct hrtimer timer;
+	struct completion done;
+	bool hardirq;
+};
+
+static enum hrtimer_restart capture_test_timer(struct hrtimer *timer)
+{
+	struct capture_irq *irq = container_of(timer, struct capture_irq, timer);
+
+	irq->hardirq = in_hardirq();
+	capture_test_keep(capture_test_helper(GFP_ATOMIC));
+	complete(&irq->done);
+	return HRTIMER_NORESTART;
+}
+
+static void alloc_tag_test_capture_interrupt(struct kunit *test)
+{
+	size_t size = kmalloc_size_roundup(OBJ_SIZE);
+	struct alloc_tag_capture_stat st[2];
+	struct capture_irq irq = { };
+
+	KUNIT_ASSERT_EQ(test, command(test, "%s:%u", helper_line), 0);
+	init_completion(&irq.done);
+	hrtimer_init_on_stack(&irq.timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_HARD);
+	irq.timer.function = capture_test_timer;
+	hrtimer_start(&irq.timer, ns_to_ktime(1000), HRTIMER_MODE_REL_HARD);
+	wait_for_completion(&irq.done);
+	hrtimer_cancel(&irq.timer);
+	destroy_hrtimer_on_stack(&irq.timer);
+	KUNIT_EXPECT_TRUE(test, irq.hardirq);
+	KUNIT_ASSERT_EQ(test, nr_objs, 1);
+	KUNIT_ASSERT_EQ(test, alloc_tag_capture_stacks(site_of(test, helper_line),
+						       st, 2), 1);
+	KUNIT_EXPECT_EQ(test, st[0].bytes, (s64)size);
+	KUNIT_EXPECT_EQ(test, st[0].calls, 1);
+	KUNIT_EXPECT_TRUE(test, frame_is(st[0].handle, 1, "capture_test_timer"));
+	capture_test_free_all();
+	expect_one_stack(test, helper_line, 0, 0);
+}
+
+/* vm.mem_profiling off: nothing charged, nothing captured; frees still count. */
+static void alloc_tag_test_capture_switch(struct kunit *test)
+{
+	size_t size = kmalloc_size_roundup(OBJ_SIZE);
+	unsigned long records, dropped;
+
+	KUNIT_ASSERT_EQ(test, command(test, "%s:%u", helper_line), 0);
+	capture_test_caller1();
+	KUNIT_ASSERT_EQ(test, mem_alloc_profiling_switch(false), 0);
+	capture_test_caller1();
+	alloc_tag_capture_counts(&records, &dropped);
+	KUNIT_EXPECT_EQ(test, records, 1);
+	kfree(objs[--nr_objs]);
+	kfree(objs[--nr_objs]);
+	expect_one_stack(test, helper_line, 0, 0);
+	KUNIT_ASSERT_EQ(test, mem_alloc_profiling_switch(true), 0);
+	capture_test_caller1();
+	expect_one_stack(test, helper_line, size, 1);
+	capture_test_free_all();
+	expect_one_stack(test, helper_line, 0, 0);
+}
+
+/*
+ * The stack depot's own page allocations are charged to its line in
+ * lib/stackdepot.c.  With that line selected too, 256 new stacks make the
+ * depot allocate while the helper's allocations are being captured: the
+ * nested capture must be refused and counted as dropped (or, if another
+ * user of the depot made it allocate, captured from there), never recurse.
+ */
+#define DEPOT_ALLOC_LINE	474
+
+static void alloc_tag_test_capture_recursion(struct kunit *test)
+{
+	struct alloc_tag_capture_stat *st;
+	unsigned long records, dropped;
+	char depot[64];
+	s64 depot_calls = 0;
+	unsigned int i;
+	int n;
+
+	if (!alloc_tag_find("lib/stackdepot.c", DEPOT_ALLOC_LINE, NULL))
+		kunit_skip(test, "no allocation tag at lib/stackdepot.c:%d",
+			   DEPOT_ALLOC_LINE);
+	st = kunit_kcalloc(test, 512, sizeof(*st), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, st);
+	snprintf(depot, sizeof(depot), "lib/stackdepot.c:%d", DEPOT_ALLOC_LINE);
+	KUNIT_ASSERT_EQ(test, alloc_tag_capture_command(depot), 0);
+	KUNIT_ASSERT_EQ(test, command(test, "%s:%u", helper_line), 0);
+	for (i = 0; i < 256; i++)
+		capture_test_walk_a(8, i);
+	n = alloc_tag_capture_stacks(site_of(test, helper_line), st, 512);
+	KUNIT_EXPECT_EQ(test, n, 256);
+	for (i = 0; i < n && i < 512; i++)
+		KUNIT_EXPECT_EQ(test, st[i].calls, 0);
+	n = alloc_tag_capture_stacks(depot, st, 512);
+	for (i = 0; i < n && i < 512; i++)
+		depot_calls += st[i].calls;
+	alloc_tag_capture_counts(&records, &dropped);
+	kunit_info(test, "depot pages: %lld captured, %lu refused as nested",
+		   depot_calls, dropped);
+	KUNIT_EXPECT_GT(test, depot_calls + (s64)dropped, 0);
+	KUNIT_EXPECT_EQ(test, records, (unsigned long)depot_calls);
+}
+
+static struct kunit_case capture_test_cases[] = {
+	KUNIT_CASE(alloc_tag_test_capture_callers),
+	KUNIT_CASE(alloc_tag_test_capture_bad_input),
+	KUNIT_CASE(alloc_tag_test_capture_cap),
+	KUNIT_CASE(alloc_tag_test_capture_pages_split),
+	KUNIT_CASE(alloc_tag_test_capture_migrate),
+	KUNIT_CASE(alloc_tag_test_capture_vmalloc_percpu),
+	KUNIT_CASE(alloc_tag_test_capture_interrupt),
+	KUNIT_CASE(alloc_tag_test_capture_switch),
+	KUNIT_CASE(alloc_tag_test_capture_recursion),
+	{}
+};
+
+static struct kunit_suite capture_test_suite = {
+	.name = "alloc_tag_capture",
+	.init = capture_test_init,
+	.exit = capture_test_exit,
+	.test_cases = capture_test_cases,
+};
+
+kunit_test_suites(&capture_test_suite);
+
+MODULE_LICENSE("GPL");
+MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);

@@ -1,0 +1,244 @@
+# SPDX-License-Identifier: GPL-2.0
+# Call-stack capture (debugfs allocinfo/capture and allocinfo/stacks): a
+# test module's helper is called by three callers 1, 2 and 3 times; with
+# the helper's line selected, the stacks file must show three stacks with
+# exact bytes and calls, back to zero once the objects are freed; also
+# from a timer in hard interrupt context, across vm.mem_profiling off and
+# on, and across the module's unload with an object still live.  Bad
+# commands must fail and change nothing.
+. /data/lib.sh
+D=/sys/kernel/debug/allocinfo
+C=$D/capture
+S=$D/stacks
+M=allocprof_capture
+P=/sys/module/$M/parameters
+OBJ=256		# kmalloc(200) comes from kmalloc-256
+
+if [ ! -e $C ]; then
+	fail "capture: $C exists (CONFIG_MEM_ALLOC_PROFILING_CAPTURE)"
+	exit 1
+fi
+insmod /data/allocprof_holder.ko || fail "insmod allocprof_holder"
+insmod /data/$M.ko || fail "insmod $M"
+
+# The helper's site, as /proc/allocinfo prints it: "file:line [module]".
+site=$(awk -v f="func:${M}_helper" '$NF == f { print $3, $4; exit }' /proc/allocinfo)
+echo "helper site: $site"
+check "capture: the helper's site is in /proc/allocinfo" [ -n "$site" ]
+
+# The stacks of our site: "bytes calls frame1 frame2" per stack, largest
+# first (frames without their +offset/size and [module]).
+stacks() {
+	awk -v s="site $site" '
+		/^site / { mine = (index($0, s " ") == 1); next }
+		!mine { next }
+		/^stack / { if (n) print line; line = $2 " " $3; n = 0; next }
+		/^  / { f = $1; sub(/\+.*/, "", f); if (n < 2) line = line " " f; n++ }
+		END { if (n) print line }' $S
+}
+site_field() { # site_field NAME: a field of our site's line in the stacks file
+	awk -v s="site $site" -v k="$1" 'index($0, s " ") == 1 {
+		for (i = 1; i <= NF; i++) if (index($i, k ":") == 1) {
+			sub(/^[a-z_]*:/, "", $i); print $i } }' $S
+}
+ctl_records() { awk '/^cap / { print $4 }' $C; }
+
+echo "$site" > $C
+check "capture: selecting the site succeeds" [ $? = 0 ]
+check "capture: the control file lists the site" grep -qF "site $site func:${M}_helper " $C
+echo 1 > $P/run
+cat $C $S
+stacks > /tmp/st
+cat /tmp/st
+check "capture: three stacks" [ "$(wc -l < /tmp/st)" = 3 ]
+check "capture: caller3 holds $((3 * OBJ)) bytes in 3 calls" \
+	[ "$(sed -n 1p /tmp/st)" = "$((3 * OBJ)) 3 ${M}_helper ${M}_caller3" ]
+check "capture: caller2 holds $((2 * OBJ)) bytes in 2 calls" \
+	[ "$(sed -n 2p /tmp/st)" = "$((2 * OBJ)) 2 ${M}_helper ${M}_caller2" ]
+check "capture: caller1 holds $OBJ bytes in 1 call" \
+	[ "$(sed -n 3p /tmp/st)" = "$OBJ 1 ${M}_helper ${M}_caller1" ]
+check "capture: the site line sums them (6 calls, dropped 0)" \
+	[ "$(site_field calls) $(site_field bytes) $(site_field dropped)" = "6 $((6 * OBJ)) 0" ]
+check "capture: 6 records in use" [ "$(ctl_records)" = 6 ]
+# What the tag holds and what the stacks hold agree.
+check "capture: site_bytes of the tag agree" [ "$(site_field site_bytes)" = $((6 * OBJ)) ]
+# The operator's tool reads the same file.
+if [ -x /data/allocinfo-static ]; then
+	/data/allocinfo-static stacks --module $M > /tmp/tool
+	cat /tmp/tool
+	check "allocinfo stacks: caller3's stack first, 768 B in 3 calls" \
+		sh -c "grep -A1 'captured 1.5 KiB in 6 calls, 3 stacks' /tmp/tool | grep -q '768 B  *3  ${M}_helper'"
+	check "allocinfo stacks --json: 3 stacks with 768, 512 and 256 bytes" \
+		[ "$(/data/allocinfo-static stacks --json --module $M | grep -o '{"bytes": [0-9]*, "calls": [0-9]*' | tr '\n' ' ')" = \
+		  '{"bytes": 768, "calls": 3 {"bytes": 512, "calls": 2 {"bytes": 256, "calls": 1 ' ]
+else
+	skip "allocinfo stacks in the guest (no /data/allocinfo-static)"
+fi
+
+echo 1 > $P/free
+stacks > /tmp/st
+check "capture: after the frees every stack is back to 0 0" \
+	[ "$(awk '{ print $1, $2 }' /tmp/st | sort -u)" = "0 0" ]
+check "capture: no record in use after the frees" [ "$(ctl_records)" = 0 ]
+
+# Hard interrupt context: a timer calls the helper.
+dmesg -c > /dev/null
+echo 4 > $P/irq
+check "capture: the timer allocated in hard irq context" \
+	sh -c "dmesg | grep -q '4 timer allocations, in hard irq: 1'"
+check "capture: the timer's stack holds $((4 * OBJ)) bytes in 4 calls" \
+	[ "$(stacks | sed -n 1p)" = "$((4 * OBJ)) 4 ${M}_helper ${M}_timer" ]
+echo 1 > $P/free
+
+# vm.mem_profiling off: nothing is charged or captured, frees still count.
+echo 1 > $P/run
+echo 0 > /proc/sys/vm/mem_profiling
+echo 1 > $P/free
+echo 1 > $P/run
+check "capture: profiling off: nothing captured, frees counted" [ "$(ctl_records)" = 0 ]
+echo 1 > $P/free
+echo 1 > /proc/sys/vm/mem_profiling
+echo 1 > $P/run
+check "capture: profiling on again: captured again" [ "$(ctl_records)" = 6 ]
+echo 1 > $P/free
+
+# Bad commands: an error, and nothing changes.
+before=$(cat $C)
+bad() { # bad NAME COMMAND: the write must fail and change nothing
+	if printf '%s\n' "$2" > $C 2>/dev/null; then
+		fail "capture: $1 is refused"
+	else
+		pass "capture: $1 is refused"
+	fi
+	check "capture: $1 changes nothing" [ "$(cat $C)" = "$before" ]
+}
+bad "garbage" "garbage"
+bad "a line that is not a number" "lib/x.c:twelve"
+bad "an unknown site" "no/such/file.c:12"
+bad "an unknown module" "${site%% *} [nosuchmodule]"
+bad "a site selected twice" "$site"
+bad "deselecting a site not selected" "-no/such/file.c:12"
+bad "a cap while sites are selected" "cap 100"
+bad "a cap out of range" "cap 1"
+bad "two commands in one write" "$(printf 'clear\n%s' "$site")"
+# Too many sites: fill up with sites of vmlinux.
+n=1
+for s in $(awk 'NR > 2 && NF == 4 { print $3 }' /proc/allocinfo | sort -u | head -20); do
+	[ $n -ge 8 ] && break
+	echo "$s" > $C 2>/dev/null && n=$((n + 1))
+done
+check "capture: 8 sites selected" [ "$(grep -c '^site ' $C)" = 8 ]
+before=$(cat $C)
+extra=$(awk 'NR > 2 && NF == 4 { print $3 }' /proc/allocinfo | sort -u | tail -1)
+bad "a ninth site" "$extra"
+grep '^site ' $C | sed -n '2,$p' | while read -r _ s rest; do
+	case $rest in
+	"["*) echo "-$s ${rest%% *}" ;;
+	*) echo "-$s" ;;
+	esac
+done > /tmp/desel
+while read -r l; do echo "$l" > $C; done < /tmp/desel
+check "capture: deselecting leaves one site" [ "$(grep -c '^site ' $C)" = 1 ]
+# A user other than root cannot write.
+before=$(cat $C)
+su -s /bin/sh nobody -c "echo clear > $C" 2>/dev/null &&
+	fail "capture: a write by a non-root user is refused" ||
+	pass "capture: a write by a non-root user is refused"
+check "capture: a non-root write changes nothing" [ "$(cat $C)" = "$before" ]
+check "capture: refusals are logged" sh -c "dmesg | grep -q 'capture: .garbage.: not FILE:LINE'"
+
+# Deselecting drops the records and frees the pool.
+echo 1 > $P/run
+check "capture: 6 records before deselecting" [ "$(ctl_records)" = 6 ]
+echo "-$site" > $C
+check "capture: deselect succeeds" [ $? = 0 ]
+check "capture: no site, no record, no memory after deselecting" \
+	[ "$(cat $C)" = "cap 4096 records 0 entries 0 dropped 0 memory 0" ]
+echo 1 > $P/free
+
+# FILE:LINE without [MODULE]: the one module that has the line.
+echo "${site%% *}" > $C
+check "capture: FILE:LINE alone selects the module's site" grep -qF "site $site func:" $C
+echo "-${site%% *}" > $C
+check "capture: -FILE:LINE alone deselects it" [ "$(grep -c '^site ' $C)" = 0 ]
+
+# Concurrent selection and allocation (in a second process).
+( i=0; while [ $i -lt 30 ]; do echo 1 > $P/run; echo 1 > $P/free; i=$((i + 1)); done ) &
+i=0
+while [ $i -lt 30 ]; do echo "$site" > $C; echo "-$site" > $C; i=$((i + 1)); done
+wait
+check "capture: select/deselect while allocating leaves nothing behind" \
+	[ "$(cat $C)" = "cap 4096 records 0 entries 0 dropped 0 memory 0" ]
+
+# Unload with an object live: the site stays selected and its record
+# stays until allocprof_holder frees the object; then the module's tags
+# are released and the site is deselected.
+rmmod $M
+insmod /data/$M.ko leak=1 || fail "insmod $M leak=1"
+site=$(awk -v f="func:${M}_helper" '$NF == f { l = $3 " " $4 } END { print l }' /proc/allocinfo)
+echo "$site" > $C
+echo 1 > $P/run
+rmmod $M || fail "rmmod $M"
+check "capture: after unload the site is still selected" grep -qF "site $site " $C
+check "capture: after unload one record is live (the leaked object)" [ "$(ctl_records)" = 1 ]
+check "capture: its stack still holds $OBJ bytes in 1 call" \
+	[ "$(stacks | awk '$1 != 0' | awk '{ print $1, $2 }')" = "$OBJ 1" ]
+cat $S > /dev/null || fail "capture: stacks readable after unload"
+dmesg -c > /dev/null
+rmmod allocprof_holder || fail "rmmod allocprof_holder"
+check "capture: released module tags deselect the site" \
+	sh -c "dmesg | grep -q 'site deselected'"
+check "capture: nothing left after the module's tags are released" \
+	[ "$(cat $C)" = "cap 4096 records 0 entries 0 dropped 0 memory 0" ]
+
+# Plain unload with nothing live: deselected at once.
+insmod /data/allocprof_holder.ko
+insmod /data/$M.ko
+site=$(awk -v f="func:${M}_helper" '$NF == f { l = $3 " " $4 } END { print l }' /proc/allocinfo)
+echo "$site" > $C
+rmmod $M
+check "capture: unloading a selected module deselects its site" \
+	[ "$(grep -c '^site ' $C)" = 0 ]
+
+# Under load: allocprof_stress allocates and frees through every API
+# (slab, bulk, large kmalloc, pages, bulk pages, order-2 pages, vmalloc,
+# per-CPU) on every CPU while up to 8 of its sites are selected, the
+# stacks file is read and vm.mem_profiling is switched.  Once it has freed
+# everything (release=1), every selected site's stacks must be back to 0.
+if [ -e /data/allocprof_stress.ko ]; then
+	dmesg -c > /dev/null
+	insmod /data/allocprof_stress.ko seconds=6 &
+	stress=$!
+	i=0
+	while ! dmesg | grep -q 'allocprof_stress: [0-9]* threads started' && [ $i -lt 100 ]; do
+		sleep 0.1; i=$((i + 1))
+	done
+	awk '$NF == "func:do_alloc" && $4 == "[allocprof_stress]" { print $3, $4 }' /proc/allocinfo |
+		head -8 > /tmp/ssites
+	while read -r s; do echo "$s" > $C || fail "capture: select stress site $s"; done < /tmp/ssites
+	check "capture: stress sites selected while its threads run" \
+		[ "$(grep -c '^site ' $C)" = "$(wc -l < /tmp/ssites)" ]
+	j=0
+	while kill -0 $stress 2>/dev/null; do
+		cat $S > /dev/null
+		j=$((j + 1))
+		[ $((j % 4)) = 0 ] && { echo 0 > /proc/sys/vm/mem_profiling; echo 1 > /proc/sys/vm/mem_profiling; }
+		sleep 0.2
+	done
+	wait $stress
+	echo 1 > /sys/module/allocprof_stress/parameters/release
+	sed 's/^/  /' $C
+	grep '^site ' $S | sed 's/^/  /'
+	check "capture: under stress, records were taken" [ "$(grep -c '^stack ' $S)" -gt 0 ]
+	check "capture: after the stress module freed everything, its stacks hold 0" \
+		[ "$(grep '^site ' $S | grep -vc ' bytes:0 calls:0 ')" = 0 ]
+	check "capture: and no record is left" [ "$(ctl_records)" = 0 ]
+	echo clear > $C
+	rmmod allocprof_stress
+	check "capture: no record, no memory after clear" \
+		[ "$(cat $C)" = "cap 4096 records 0 entries 0 dropped 0 memory 0" ]
+else
+	skip "capture under stress (no /data/allocprof_stress.ko)"
+fi
+rmmod allocprof_holder
+exit $FAILED
