@@ -224,8 +224,11 @@ static __always_inline void alloc_tag_uncharge(struct alloc_tag **ref,
 	if (!tag)
 		return;
 	*ref = NULL;
-	if (alloc_tag_is_real(tag))
-		alloc_tag_counters_add(tag, -(s64)bytes, -1);
+	/* Only CONFIG_MEM_ALLOC_PROFILING_DEBUG stores ALLOC_TAG_NONE. */
+	if (IS_ENABLED(CONFIG_MEM_ALLOC_PROFILING_DEBUG) &&
+	    !alloc_tag_is_real(tag))
+		return;
+	alloc_tag_counters_add(tag, -(s64)bytes, -1);
 }
 
 /**
