@@ -30,7 +30,7 @@ before=$(dmesg | grep -c 'page tags: no memory to cover')
 insmod /data/$M.ko mb=700 hot_pfn=$((hot / 4096)) || fail "insmod $M"
 set -- $(dmesg | sed -n "s/.*$M: site \([0-9]*\) pages \([0-9]*\) hot \([0-9]*\) page_size \([0-9]*\)$/\1 \2 \3 \4/p" | tail -1)
 line=$1 pages=$2 hotpages=$3 psz=$4
-echo "held $pages pages, $hotpages of them in the DIMM"
+echo "held $pages pages, $hotpages of them in the added memory"
 check "some pages come from the hot-added memory" [ "${hotpages:-0}" -gt 0 ]
 site=$(grep " [^ ]*$M.c:$line \[$M\] func:${M}_init" $F)
 echo "$site"
