@@ -67,8 +67,10 @@ series: deps
 bisect-check: deps
 	@$(T)/bisect-check.sh $(BISECT_ARGS)
 
-# Timing and memory benchmark (by hand, not part of check); builds under
-# build/bench*/.  BENCH_ARGS="--rounds 5 --iterations 300000 --venues qemu,um"
+# Instruction-count, timing and memory benchmark (by hand, not part of
+# check); builds under build/bench*/.  Default: the icount venue, with
+# mainline.  A reduced run: BENCH_ARGS="--rounds 1 --only 1,2,3,M1,M3
+# --no-memory".  Other venues: --venues icount,qemu,um.
 .PHONY: bench
 bench: deps
 	@python3 $(T)/bench/run.py $(BENCH_ARGS)
