@@ -67,11 +67,22 @@ series: deps
 bisect-check: deps
 	@$(T)/bisect-check.sh $(BISECT_ARGS)
 
-# Timing and memory benchmark (by hand, not part of check); builds under
-# build/bench*/.  BENCH_ARGS="--rounds 5 --iterations 300000 --venues qemu,um"
+# Instruction-count, timing and memory benchmark (by hand, not part of
+# check); builds under build/bench*/.  Default: the icount venue, with
+# mainline.  A reduced run: BENCH_ARGS="--rounds 1 --only 1,2,3,M1,M3
+# --no-memory".  Other venues: --venues icount,qemu,um.
 .PHONY: bench
 bench: deps
 	@python3 $(T)/bench/run.py $(BENCH_ARGS)
+
+# The series on Debian's cloud kernel configuration: every module built,
+# booted under QEMU (2 vCPUs, 4 GiB) with a realistic module set, memory
+# figures against the base and mainline 6.12.  By hand only (hours on two
+# cores; resumable: run it again).  DISTRO_ARGS="build" (or config, boot,
+# compare-build, compare-boot, results, report, queue, status) runs stages.
+.PHONY: distro
+distro: tree
+	@$(T)/distro/distro.sh $(DISTRO_ARGS)
 
 clean:
 	rm -rf build

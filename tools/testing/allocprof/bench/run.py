@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 """Allocation profiling benchmark: build, boot, time, report.
 
-    run.py [--rounds N] [--iterations N] [--venues qemu,um] [--no-mainline]
-           [--src DIR] [--only PREFIXES] [--append] [--only-report] [--o2]
+    run.py [--rounds N] [--iterations N] [--venues icount,qemu,um]
+           [--no-mainline] [--src DIR] [--only PREFIXES] [--append]
+           [--only-report] [--no-memory]
 
 Builds from one source tree a baseline kernel (profiling compiled out) and
 two profiling kernels (enabled and disabled by default) for each venue
@@ -13,16 +14,28 @@ update is the interrupt-disabled one that 82bb81e replaced: row 3i),
 optionally mainline 6.12 twice
 (compiled out / in) for each venue, builds allocprof_bench.ko against
 each, and boots every configuration once per round, interleaved
-(A B C ... A B C ...).  Reports median and min-max per
-configuration and overhead versus the baseline of the same venue, plus the
-memory figures and per-hook instruction counts.  Everything goes under
-build/bench*/; the report is build/bench/report.md (raw: results.json).
+(A B C ... A B C ...).  Reports, per configuration, the median and
+min-max, the instructions (icount) or nanoseconds added per operation
+over the baseline of the same tree and venue, and that as a percentage;
+plus the memory figures and per-hook instruction counts.
+
+Every x86-64 kernel, this series' and mainline's alike, is "distro-like":
+tinyconfig + configs/guest.config + bench/configs/distro-like.config
+(-O2, jump labels, full SLUB) + the profiling fragments.  After
+configuring, every option the fragments set is checked in the .config
+(check_config()); the run stops if one did not stick.  The icount venue
+(-icount shift=0: guest instructions) is the one verdicts are taken on.
+
+Everything goes under build/bench*/; the report is build/bench/report.md,
+the raw figures build/bench/results.json (with the commit, each kernel's
+.config hash and the command-line flags).
 
 The source tree is build/bench/linux, made with tree.py and
 ALLOCPROF_BUILD=build/bench, unless --src names an existing patched tree.
 Everything runs under nice -n 19 with at most two make jobs.
 """
 import argparse
+import hashlib
 import json
 import os
 import re
@@ -79,16 +92,47 @@ def mainline_tree():
     return src
 
 
-def build_kernel(src, out, arch, frags, lax=False):
+def build_kernel(src, out, arch, frags):
     env = dict(os.environ, JOBS="2")
-    if lax:
-        env["BENCH_LAX"] = "1"
     run([os.path.join(HERE, "build.sh"), src, out, arch] + frags, env=env)
+    check_config(out, frags)
+
+
+def fragment_options(frags):
+    """{option: value} the fragments ask for, later fragments winning;
+    value None for "# CONFIG_X is not set"."""
+    want = {}
+    for f in frags:
+        for line in open(f):
+            line = line.strip()
+            m = re.match(r"^# (CONFIG_\w+) is not set$", line)
+            if m:
+                want[m.group(1)] = None
+                continue
+            m = re.match(r"^(CONFIG_\w+)=(.*)$", line)
+            if m:
+                want[m.group(1)] = m.group(2)
+    return want
+
+
+def check_config(out, frags):
+    """Stop the run unless out/.config has every option of frags."""
+    have = {}
+    for line in open(os.path.join(out, ".config")):
+        m = re.match(r"^(CONFIG_\w+)=(.*)$", line.strip())
+        if m:
+            have[m.group(1)] = m.group(2)
+    bad = ["%s=%s" % (o, v) if v is not None else "# %s is not set" % o
+           for o, v in sorted(fragment_options(frags).items())
+           if have.get(o) != v]
+    if bad:
+        sys.exit("bench: %s/.config: did not stick: %s" % (out, ", ".join(bad)))
 
 
 # venue: (ARCH, folder prefix, first fragments, image in the build folder)
 VENUE_BUILD = {
-    "qemu": ("x86_64", "q-", [os.path.join(CONF, "guest.config")],
+    "qemu": ("x86_64", "q-", [os.path.join(CONF, "guest.config"),
+                              os.path.join(HERE, "configs/distro-like.config")],
              "arch/x86/boot/bzImage"),
     "um": ("um", "um-", [os.path.join(HERE, "configs/um.config")], "linux"),
     "arm64": ("arm64", "a64-", [os.path.join(CONF, "guest.config"),
@@ -133,9 +177,6 @@ def irqsave_tree(src):
     return dst
 
 
-# --o2: every kernel of this series also gets configs/o2.config (-O2, as
-# distributions build, instead of tinyconfig's -Os), in its own folders.
-O2 = {"on": False}
 # --kernels: build only these of this series' kernels (rows of the others
 # are reported as not measured).
 ONLY_KERNELS = {"keys": None}
@@ -145,19 +186,15 @@ def build_venue(kernels, venue, src, mainline):
     """Build this series' kernels for venue (and mainline's, if asked)
     with the module against each; record them in kernels."""
     arch, prefix, base, image = VENUE_BUILD[venue]
-    extra = []
     ours = OURS
     if venue == "arm64":
         ours = OURS + (("on-irqsave", [os.path.join(CONF, "prof-on.config")]),)
-    if O2["on"]:
-        prefix += "O2-"
-        extra = [os.path.join(HERE, "configs/o2.config")]
     for k, frags in ours:
         if ONLY_KERNELS["keys"] and k not in ONLY_KERNELS["keys"]:
             continue
         out = os.path.join(OUT, prefix + k)
         ksrc = irqsave_tree(src) if k == "on-irqsave" else src
-        build_kernel(ksrc, out, arch, base + frags + extra)
+        build_kernel(ksrc, out, arch, base + frags)
         kernels[(venue, k)] = (os.path.join(out, image),
                                build_module(out, arch, prefix + k), out)
     if not mainline:
@@ -167,8 +204,7 @@ def build_venue(kernels, venue, src, mainline):
     for k, frag in (("off", "prof-off"), ("on", "prof-on")):
         out = os.path.join(ML, "out-" + mp + k)
         build_kernel(msrc, out, arch,
-                     base + [os.path.join(HERE, "configs/ml.config"),
-                      os.path.join(CONF, frag + ".config")], lax=True)
+                     base + [os.path.join(CONF, frag + ".config")])
         kernels[(venue, "ml-" + k)] = (
             os.path.join(out, image), build_module(out, arch, "ml-" + mp + k),
             out)
@@ -449,13 +485,14 @@ def summarise(results, venue, cfgs):
         if name.startswith("M1"):
             mlbase = s
         rows.append((name, desc, s))
-    unit = "guest insns/op" if venue.endswith("icount") else "ns/op"
-    lines = ["| configuration | kmalloc+kfree %s median (min-max) | vs base | "
-             "page alloc+free %s median (min-max) | vs base | n |" % (unit, unit),
-             "|---|---|---|---|---|---|"]
+    unit = "insns" if venue.endswith("icount") else "ns"
+    lines = ["| configuration | kmalloc+kfree %s/op median (min-max) | added | "
+             "added %% | page alloc+free %s/op median (min-max) | added | "
+             "added %% | n |" % (unit, unit),
+             "|---|---|---|---|---|---|---|---|"]
     for name, desc, s in rows:
         if s is None:
-            lines.append("| %s | not measured | | | | 0 |" % name)
+            lines.append("| %s | not measured | | | | | | 0 |" % name)
             continue
         b = mlbase if name.startswith("M") else (
             acctbase if "acct" in name else base)
@@ -463,20 +500,53 @@ def summarise(results, venue, cfgs):
         for key in ("kmalloc", "pgalloc"):
             med, lo, hi, n = s[key]
             cells.append("%.1f (%.1f-%.1f)" % (med, lo, hi))
-            cells.append("%+.1f%%" % pct(med, b[key][0]) if b else "")
-        lines.append("| %s | %s | %s | %s | %s | %d |" %
+            if b and b is not s:
+                cells.append("**%+.1f**" % (med - b[key][0]))
+                cells.append("%+.1f%%" % pct(med, b[key][0]))
+            else:
+                cells += ["", ""]
+        lines.append("| %s | %s | %s | %s | %s | %s | %s | %d |" %
                      ((name,) + tuple(cells) + (s["kmalloc"][3],)))
     return "\n".join(lines)
+
+
+def git_commit():
+    try:
+        return subprocess.check_output(
+            ["git", "-C", TOP, "describe", "--always", "--dirty"],
+            universal_newlines=True).strip()
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+
+
+def run_meta(kernels, flags):
+    """What results.json records besides the figures: the commit of this
+    repository, the sha1 of each kernel's .config, the flags."""
+    cfgs = {}
+    for (venue, k), (_, _, out) in sorted(kernels.items()):
+        with open(os.path.join(out, ".config"), "rb") as f:
+            cfgs["%s/%s" % (venue, k)] = hashlib.sha1(f.read()).hexdigest()
+    return {"commit": git_commit(), "configs": cfgs, "flags": flags,
+            "fragments": {"qemu": [os.path.relpath(f, TOP)
+                                   for f in VENUE_BUILD["qemu"][2]]}}
+
+
+def load_results(path):
+    data = json.load(open(path))
+    if isinstance(data, list):  # before the metadata was recorded
+        data = {"meta": {}, "runs": data}
+    return data
 
 
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--iterations", type=int, default=300000)
-    ap.add_argument("--venues", default="qemu,icount,um",
-                    help="qemu (TCG, host clock), icount (TCG -icount: "
-                    "guest instructions), arm64-icount (the same on "
-                    "qemu-system-aarch64 -M virt; not by default), um (UML)")
+    ap.add_argument("--venues", default="icount",
+                    help="icount (TCG -icount: guest instructions; the "
+                    "default and the venue of the verdicts), qemu (TCG, host "
+                    "clock), arm64-icount (the same on qemu-system-aarch64 "
+                    "-M virt), um (UML)")
     ap.add_argument("--icount-iterations", type=int, default=30000)
     ap.add_argument("--no-mainline", action="store_true")
     ap.add_argument("--src")
@@ -484,14 +554,12 @@ def main():
     ap.add_argument("--only-report", action="store_true")
     ap.add_argument("--append", action="store_true",
                     help="add to build/bench/results.json instead of starting anew")
-    ap.add_argument("--o2", action="store_true",
-                    help="build this series' kernels with -O2 "
-                    "(configs/o2.config, own folders)")
+    ap.add_argument("--no-memory", action="store_true",
+                    help="skip the memory boots and hook statistics")
     ap.add_argument("--kernels",
                     help="comma-separated: build only these of off, on, "
                     "dflt (and on-irqsave for arm64)")
     args = ap.parse_args()
-    O2["on"] = args.o2
     if args.kernels:
         ONLY_KERNELS["keys"] = args.kernels.split(",")
     venues = args.venues.split(",")
@@ -513,7 +581,8 @@ def main():
 
         results = []
         if os.path.exists(rpath) and args.append:
-            results = json.load(open(rpath))
+            results = load_results(rpath)["runs"]
+        meta = run_meta(kernels, sys.argv[1:])
         for rnd in range(args.rounds):
             for venue in venues:
                 for name, k, extra, _ in configs(venue, k=None, mainline=mainline):
@@ -550,12 +619,15 @@ def main():
                             venue, name, rnd, r["kmalloc"], r["pgalloc"],
                             r.get("state")))
                     results.append(r)
-                    json.dump(results, open(rpath, "w"), indent=1)
+                    json.dump({"meta": meta, "runs": results},
+                              open(rpath, "w"), indent=1)
 
         # Memory figures: one boot of each profiling kernel with bench_mem=1.
         mpath = os.path.join(BENCH, "memory.json")
         mem = json.load(open(mpath)) if os.path.exists(mpath) else {}
-        for venue in sorted({KERNEL_VENUE.get(v, v) for v in venues}):
+        mvenues = set() if args.no_memory else {KERNEL_VENUE.get(v, v)
+                                                 for v in venues}
+        for venue in sorted(mvenues):
             if venue == "arm64":
                 continue  # the memory figures and hook statistics are x86's
             if (venue, "on") not in kernels:
@@ -592,12 +664,19 @@ def main():
                     "alloc_tags")
         json.dump(mem, open(mpath, "w"), indent=1)
 
-    results = json.load(open(rpath))
+    data = load_results(rpath)
+    results = data["runs"]
+    meta = data["meta"]
     rep = ["# allocprof benchmark report", "",
-           "Per call = loop time / iterations (fastest of 3 timed passes per "
-           "boot); median and min-max over the rounds in results.json.  "
-           "\"vs base\": rows 2-4 against 1, rows 6-7 (account=1) against 5, "
-           "M2-M3 against M1; always from the same session.", ""]
+           "Commit %s; flags: `%s`.  Kernels (.config sha1): %s." % (
+               meta.get("commit"), " ".join(meta.get("flags", [])),
+               ", ".join("%s %s" % (k, v[:12]) for k, v in
+                         sorted(meta.get("configs", {}).items()))), "",
+           "Per operation = loop time / iterations (fastest of 3 timed passes "
+           "per boot); median and min-max over the rounds.  \"added\": the "
+           "median minus the baseline's median (rows 2-4 against 1, rows 6-7 "
+           "(account=1) against 5, M2-M3 against M1), then as a percentage; "
+           "always from the same session.", ""]
     for venue in venues:
         title = {"qemu": "QEMU TCG x86_64, 1 vCPU, host clock (tsc)",
                  "icount": "QEMU TCG x86_64, 1 vCPU, -icount shift=0 "
