@@ -75,5 +75,14 @@ bisect-check: deps
 bench: deps
 	@python3 $(T)/bench/run.py $(BENCH_ARGS)
 
+# The series on Debian's cloud kernel configuration: every module built,
+# booted under QEMU (2 vCPUs, 4 GiB) with a realistic module set, memory
+# figures against the base and mainline 6.12.  By hand only (hours on two
+# cores; resumable: run it again).  DISTRO_ARGS="build" (or config, boot,
+# compare-build, compare-boot, results, report, queue, status) runs stages.
+.PHONY: distro
+distro: tree
+	@$(T)/distro/distro.sh $(DISTRO_ARGS)
+
 clean:
 	rm -rf build

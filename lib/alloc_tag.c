@@ -525,7 +525,7 @@ enum pgtag_mode {
  * the end of the old one) is kept too, so lookups need no lock.
  */
 #define PGTAG_CHUNK_SHIFT	15
-#define PGTAG_CHUNK_PAGES	(1UL << PGTAG_CHUNK_SHIFT)
+#define PGTAG_CHUNK_PAGES	BIT(PGTAG_CHUNK_SHIFT)
 #define PGTAG_CHUNK_BYTES	(PGTAG_CHUNK_PAGES * sizeof(u32))
 
 struct pgtag_dir {
@@ -917,10 +917,18 @@ static void *allocinfo_start(struct seq_file *m, loff_t *pos)
 	codetag_lock_module_list(alloc_tag_cttype);
 	if (*pos == 0)
 		return SEQ_START_TOKEN;
-	/* Resume where the last read() stopped; anything else walks anew. */
+	/*
+	 * Resume where the last read() stopped; anything else walks anew.
+	 * The tag it stopped at may have gone with its module since.
+	 */
 	if (!priv->iter.ct || *pos < priv->pos) {
 		priv->iter = codetag_get_ct_iter(alloc_tag_cttype);
 		priv->pos = 0;
+	} else {
+		/* Look the position up again (see codetag_next_ct()). */
+		priv->iter.ct = NULL;
+		if (!codetag_next_ct(&priv->iter))
+			return NULL;
 	}
 	while (priv->pos < *pos) {
 		if (!codetag_next_ct(&priv->iter))

@@ -285,7 +285,11 @@ struct codetag_iterator codetag_get_ct_iter(struct codetag_type *cttype)
  *
  * Tags are returned range by range in load order, vmlinux first, each
  * exactly once.  If the range of the previous tag went away while the lock
- * was dropped, the walk continues with the next range.
+ * was dropped, the walk continues with the next range.  With @iter->ct
+ * cleared, the tag at @iter's position is returned again instead of the
+ * next one (or, if its range went away, the first of the next range): a
+ * walk resumed after the lock was dropped must not use the old @iter->ct,
+ * which may have gone with its module.
  *
  * Context: under codetag_lock_module_list().
  * Return: the next tag, or NULL at the end.

@@ -149,6 +149,9 @@ static void codetag_test_resume(struct kunit *test)
 	codetag_unlock_module_list(cttype);
 
 	codetag_lock_module_list(cttype);
+	/* With ->ct cleared, the same tag again: its range is still listed. */
+	iter.ct = NULL;
+	KUNIT_EXPECT_PTR_EQ(test, codetag_next_ct(&iter), ct);
 	while ((ct = codetag_next_ct(&iter))) {
 		seen[site_of(ct)]++;
 		n++;

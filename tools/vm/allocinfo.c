@@ -1719,30 +1719,45 @@ static void check_sysctl(void)
 	last = now;
 }
 
+/*
+ * Open @*name for reading, "-" meaning standard input (then @*name
+ * becomes "(stdin)" for messages).  On failure say why, with @missing as
+ * the hint when @live, the kernel's own file, does not exist.
+ */
+static FILE *open_input(const char **name, const char *live,
+			const char *missing)
+{
+	const char *hint = "";
+	FILE *fp;
+
+	if (!strcmp(*name, "-")) {
+		*name = "(stdin)";
+		return stdin;
+	}
+	fp = fopen(*name, "r");
+	if (fp)
+		return fp;
+	if (!strcmp(*name, live) && errno == ENOENT)
+		hint = missing;
+	else if (errno == EACCES)
+		hint = " (try as root)";
+	errorf("cannot open %s: %s%s", *name, strerror(errno), hint);
+	return NULL;
+}
+
 /* Read a file ("-" for standard input), keep the sites that match @o. */
 static int load(const char *name, const struct opts *o, struct sites *s)
 {
-	const char *hint = "";
 	FILE *fp;
 	int ret;
 
 	memset(s, 0, sizeof(*s));
 	if (!strcmp(name, live_file))
 		check_sysctl();
-	if (!strcmp(name, "-")) {
-		fp = stdin;
-		name = "(stdin)";
-	} else {
-		fp = fopen(name, "r");
-	}
-	if (!fp) {
-		if (!strcmp(name, live_file) && errno == ENOENT)
-			hint = " (kernel without CONFIG_MEM_ALLOC_PROFILING?)";
-		else if (errno == EACCES)
-			hint = " (try as root)";
-		errorf("cannot open %s: %s%s", name, strerror(errno), hint);
+	fp = open_input(&name, live_file,
+			" (kernel without CONFIG_MEM_ALLOC_PROFILING?)");
+	if (!fp)
 		return -1;
-	}
 	ret = parse_stream(fp, name, o->lenient, s);
 	if (fp != stdin)
 		fclose(fp);
@@ -2405,25 +2420,15 @@ static void stacks_json(const struct opts *o, const struct csites *cs, size_t li
 
 static int cmd_stacks(const struct opts *o)
 {
-	const char *name = o->input, *hint = "";
+	const char *name = o->input;
 	struct csites cs;
 	FILE *fp;
 	int ret;
 
-	if (!strcmp(name, "-")) {
-		fp = stdin;
-		name = "(stdin)";
-	} else {
-		fp = fopen(name, "r");
-	}
-	if (!fp) {
-		if (!strcmp(name, stacks_file) && errno == ENOENT)
-			hint = " (no debugfs, or no CONFIG_MEM_ALLOC_PROFILING_CAPTURE?)";
-		else if (errno == EACCES)
-			hint = " (try as root)";
-		errorf("cannot open %s: %s%s", name, strerror(errno), hint);
+	fp = open_input(&name, stacks_file,
+			" (no debugfs, or no CONFIG_MEM_ALLOC_PROFILING_CAPTURE?)");
+	if (!fp)
 		return 1;
-	}
 	ret = parse_stacks(fp, name, &cs);
 	if (fp != stdin)
 		fclose(fp);

@@ -74,31 +74,17 @@ PROVOKED='alloc_tag: allocation without a tag from untagged_(slab|page)\+0x[0-9a
 note "== build matrix"
 build kernel guest prof-on && have_on=1 || have_on=0
 build off guest prof-off slab && have_off=1 || have_off=0
-build debug guest debug && have_dbg=1 || have_dbg=0
 build sanitize guest debug sanitize && have_san=1 || have_san=0
 # arm64, cross-compiled: profiling on, the KUnit suites built in.
 ARCH=arm64 build arm64 guest arm64 prof-on kunit && have_a64=1 || have_a64=0
 
-note "== KUnit (UML)"
+# KUnit under UML is built and run in the background on one job while the
+# QEMU checks below, which use one CPU each, run; it is counted at the end.
 kunit_log=$logs/kunit-um.log
 ( cd "$B/linux" && ./tools/testing/kunit/kunit.py run \
 	--kunitconfig=lib/.kunitconfig --build_dir="$B/kunit-um" \
-	--jobs="$(nproc)" --make_options CC="ccache gcc" ) >"$kunit_log" 2>&1
-krc=$?
-line=$(grep -a 'Testing complete. Ran' "$kunit_log" | tail -1)
-grep -a -E '^\[[0-9:]+\] +(\[(PASSED|FAILED|SKIPPED)\]|# )' "$kunit_log" | tail -40
-if [ -n "$line" ]; then
-	kp=$(echo "$line" | sed -n 's/.*passed: \([0-9]*\).*/\1/p')
-	kf=$(echo "$line" | sed -n 's/.*failed: \([0-9]*\).*/\1/p')
-	ks=$(echo "$line" | sed -n 's/.*skipped: \([0-9]*\).*/\1/p')
-	ke=$(echo "$line" | sed -n 's/.*errors: \([0-9]*\).*/\1/p')
-	P=$((P + ${kp:-0})); F=$((F + ${kf:-0} + ${ke:-0})); S=$((S + ${ks:-0}))
-	note "kunit: $line"
-	[ "$krc" = 0 ] || [ -n "$kf$ke" ] || ko "kunit.py exit status $krc"
-else
-	tail -40 "$kunit_log"
-	ko "kunit.py produced no result (status $krc)"
-fi
+	--jobs=1 --make_options CC="ccache gcc" ) >"$kunit_log" 2>&1 &
+kunit_pid=$!
 
 note "== external test modules"
 # Built against each kernel that boots them: build/testmod-NAME.
@@ -116,9 +102,8 @@ modules() { # [ARCH=arm64] modules NAME
 	ko "external test modules build against build/$1"
 	return 1
 }
-have_mod=0 have_mod_dbg=0 have_mod_san=0
+have_mod=0 have_mod_san=0
 [ $have_on = 1 ] && modules kernel && have_mod=1
-[ $have_dbg = 1 ] && modules debug && have_mod_dbg=1
 [ $have_san = 1 ] && modules sanitize && have_mod_san=1
 have_mod_a64=0
 [ $have_a64 = 1 ] && ARCH=arm64 modules arm64 && have_mod_a64=1
@@ -172,31 +157,6 @@ if [ $have_off = 1 ]; then
 else
 	ko "boot check of the compiled-out kernel (no kernel)"
 fi
-if [ $have_dbg = 1 ]; then
-	if [ $have_mod_dbg = 1 ]; then
-		boot "$B/debug/arch/x86/boot/bzImage" debug debug.sh "" \
-			"$B/testmod-debug/allocprof_untagged.ko"
-	else
-		ko "debug boot check (no modules for the debug kernel)"
-	fi
-	if [ $have_mod_dbg = 1 ]; then
-		# The debug kernel's page->flags field is 16 bits wide.
-		boot "$B/debug/arch/x86/boot/bzImage" lifetime lifetime.sh "" \
-			"$B/testmod-debug/allocprof_leak.ko" \
-			"$B/testmod-debug/allocprof_many.ko"
-	else
-		ko "module lifetime check (no modules for the debug kernel)"
-	fi
-	if [ $have_mod_dbg = 1 ]; then
-		# shellcheck disable=SC2046
-		CPUS=2 boot "$B/debug/arch/x86/boot/bzImage" stress-fault \
-			stress.sh "" $(mods debug) "$B/stress-fault"
-	else
-		ko "fault-injection stress (no modules for the debug kernel)"
-	fi
-else
-	ko "boot check of the debug kernel (no kernel)"
-fi
 
 note "== sanitizer kernel (KASAN, lockdep, DEBUG_VM, atomic sleep, profiling debug)"
 if [ $have_san = 1 ]; then
@@ -223,10 +183,18 @@ if [ $have_san = 1 ]; then
 	fi
 	boot "$S_K" san-pagearray pagearray.sh "mem_profiling_page_tags=array"
 	if [ $have_mod_san = 1 ]; then
-		MEM="512,slots=2,maxmem=2G" TIMEOUT=900 \
-		QEMU_EXTRA="-object memory-backend-ram,id=hp1,size=512M -device pc-dimm,id=dimm1,memdev=hp1" \
-			boot "$S_K" san-hotplug hotplug.sh \
-			"mem_profiling_page_tags=array memhp_default_state=online" \
+		boot "$S_K" san-debug debug.sh "" \
+			"$B/testmod-sanitize/allocprof_untagged.ko"
+		# This kernel's page->flags field is 16 bits wide (debug.config).
+		TIMEOUT=900 boot "$S_K" san-lifetime lifetime.sh "" \
+			"$B/testmod-sanitize/allocprof_leak.ko" \
+			"$B/testmod-sanitize/allocprof_many.ko"
+	else
+		ko "debug and module lifetime checks (no modules for the sanitizer kernel)"
+	fi
+	if [ $have_mod_san = 1 ]; then
+		MEM=1024 TIMEOUT=900 boot "$S_K" san-hotplug hotplug.sh \
+			"mem=512M mem_profiling_page_tags=array memhp_default_state=online" \
 			"$B/testmod-sanitize/allocprof_hotplug.ko"
 	else
 		ko "page array with hot-added memory (no modules for the sanitizer kernel)"
@@ -259,6 +227,24 @@ if [ $have_a64 = 1 ]; then
 	ARCH=arm64 boot "$A_K" a64-pagearray pagearray.sh "mem_profiling_page_tags=array"
 else
 	ko "arm64 boot checks (no kernel)"
+fi
+
+note "== KUnit (UML)"
+wait $kunit_pid
+krc=$?
+line=$(grep -a 'Testing complete. Ran' "$kunit_log" | tail -1)
+grep -a -E '^\[[0-9:]+\] +(\[(PASSED|FAILED|SKIPPED)\]|# )' "$kunit_log" | tail -40
+if [ -n "$line" ]; then
+	kp=$(echo "$line" | sed -n 's/.*passed: \([0-9]*\).*/\1/p')
+	kf=$(echo "$line" | sed -n 's/.*failed: \([0-9]*\).*/\1/p')
+	ks=$(echo "$line" | sed -n 's/.*skipped: \([0-9]*\).*/\1/p')
+	ke=$(echo "$line" | sed -n 's/.*errors: \([0-9]*\).*/\1/p')
+	P=$((P + ${kp:-0})); F=$((F + ${kf:-0} + ${ke:-0})); S=$((S + ${ks:-0}))
+	note "kunit: $line"
+	[ "$krc" = 0 ] || [ -n "$kf$ke" ] || ko "kunit.py exit status $krc"
+else
+	tail -40 "$kunit_log"
+	ko "kunit.py produced no result (status $krc)"
 fi
 
 note "== FORTIFY_SOURCE (modules against modules_prepare of -O2 FORTIFY kernels)"

@@ -327,7 +327,10 @@ bootone() {
 	local kind=$1 tag=$2 append=$3 icount=${4:-} rc
 	kernel "$kind"
 	local k=$out/arch/x86/boot/bzImage
-	[ -f "$out/.distro-built" ] && [ -f "$k" ] || die "$out is not built"
+	if [ ! -f "$out/.distro-built" ] || [ ! -f "$k" ]; then
+		say "boot $tag: skipped, $out is not built (distro.sh build-$kind)"
+		return 0
+	fi
 	images
 	local args=(-k "$k" -s "$here/guest.sh" -f "$T/guest/lib.sh"
 		-f "$here/modules.list" -t "$BOOT_TIMEOUT" -c 2 -m 4096
@@ -392,6 +395,9 @@ status() {
 		kernel "$k"
 		if [ -f "$out/.distro-built" ]; then
 			echo "$k: built ($out), $(find "$out" -name '*.ko' | wc -l) .ko"
+		elif [ ! -f "$L/build-$k.log" ]; then
+			[ -f "$out/.config" ] && echo "$k: configured, not built yet" ||
+				echo "$k: not configured"
 		elif [ -f "$out/.config" ]; then
 			echo "$k: in progress or stopped: $(find "$out" -name '*.o' | wc -l) .o," \
 				"$(find "$out" -name '*.ko' | wc -l) .ko; last log line:" \
@@ -406,31 +412,38 @@ status() {
 	return 0
 }
 
-[ $# -gt 0 ] || set -- all
-cd "$top" || exit 1
-while [ $# -gt 0 ]; do
-	stage=$1; shift
-	case $stage in
-	deps) deps ;;
-	config) deps; configure series || exit 1 ;;
-	build) deps; build series || exit 1 ;;
-	build-series|build-base|build-ml) build "${stage#build-}" || exit 1 ;;
-	compare-config) deps; configure base && configure ml || exit 1 ;;
-	compare-build) deps; build base && build ml || exit 1 ;;
-	boot) boot_series ;;
-	compare-boot) boot_compare ;;
-	results) results ;;
-	report) report ;;
-	all)
-		deps
-		build series || exit 1
-		build base || exit 1
-		build ml || exit 1
-		boot_series
-		boot_compare
-		results && report ;;
-	queue) queue "$@"; exit 0 ;;
-	status) status ;;
-	*) die "unknown stage '$stage' (see the head of $0)" ;;
-	esac
-done
+# The stages, in a function called on the last line: bash reads a script
+# as it runs it, so a distro.sh edited while a build runs must not be read
+# again after the build.
+main() {
+	[ $# -gt 0 ] || set -- all
+	cd "$top" || exit 1
+	while [ $# -gt 0 ]; do
+		stage=$1; shift
+		case $stage in
+		deps) deps ;;
+		config) deps; configure series || exit 1 ;;
+		build) deps; build series || exit 1 ;;
+		build-series|build-base|build-ml) build "${stage#build-}" || exit 1 ;;
+		compare-config) deps; configure base && configure ml || exit 1 ;;
+		compare-build) deps; build base && build ml || exit 1 ;;
+		boot) boot_series ;;
+		compare-boot) boot_compare ;;
+		results) results ;;
+		report) report ;;
+		all)
+			deps
+			build series || exit 1
+			build base || exit 1
+			build ml || exit 1
+			boot_series
+			boot_compare
+			results && report ;;
+		queue) queue "$@"; exit 0 ;;
+		status) status ;;
+		*) die "unknown stage '$stage' (see the head of $0)" ;;
+		esac
+	done
+}
+
+main "$@"; exit $?

@@ -5,7 +5,8 @@
 # The page-tag numbers of unloaded modules are given back: loading a
 # 2,000-site module more often than the numbers would last without reuse
 # leaves page charges working.  Run on a kernel whose page->flags field is
-# narrow (the debug kernel), so that the numbers would run out.
+# narrow (debug.config, used by the sanitizer kernel), so that the numbers
+# would run out.
 . /data/lib.sh
 F=/proc/allocinfo
 M=allocprof_leak

@@ -24,7 +24,21 @@ check "module kzalloc(1000) site: $s2 bytes, 1 call" [ "$(site $l2 | awk '{print
 check "module kstrdup site: $s3 bytes, 1 call" [ "$(site $l3 | awk '{print $1, $2}')" = "$s3 1" ]
 n=$(grep -c "\[$M\]" $F)
 check "module has tags listed with its name" [ "$n" -ge 3 ]
+# A reader that stopped just before the module's first line and reads on
+# after the unload must not touch the module's tags: they, their strings
+# and the module's memory are gone.  The lines before are fixed-width, so
+# their length does not change between the two reads.
+off=$(awk -v m="[$M]" 'index($0, m) { print n; exit } { n += length($0) + 1 }' $F)
+exec 3<$F
+dd bs="$off" count=1 iflag=fullblock <&3 >/dev/null 2>&1
 rmmod $M || fail "rmmod $M"
+rest=$(cat <&3)
+exec 3<&-
+stale=0
+[ -n "$off" ] || stale=1
+echo "$rest" | grep -q "\[$M\]" && stale=1
+dmesg | grep -qE 'BUG:|Oops|KASAN' && stale=1
+check "a read stopped at the module's first tag goes on after its unload" [ $stale = 0 ]
 check "module tags gone after unload" [ "$(grep -c "\[$M\]" $F)" = 0 ]
 
 # Unload with a live allocation, handed to allocprof_holder.

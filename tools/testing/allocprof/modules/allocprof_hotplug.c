@@ -20,13 +20,14 @@ static LIST_HEAD(held);
 static int __init allocprof_hotplug_init(void)
 {
 	unsigned long want = (unsigned long)mb << (20 - PAGE_SHIFT);
+	gfp_t gfp = GFP_HIGHUSER_MOVABLE | __GFP_NOWARN | __GFP_NORETRY;
 	unsigned long n = 0, hot = 0;
 	unsigned int line = 0;
 	struct page *page;
 
 	while (n < want) {
-		page = alloc_page(GFP_HIGHUSER_MOVABLE | __GFP_NOWARN |
-				  __GFP_NORETRY); line = __LINE__;
+		/* On one line: the tag's line is where the call starts. */
+		page = alloc_page(gfp); line = __LINE__;
 		if (!page)
 			break;
 		list_add(&page->lru, &held);
