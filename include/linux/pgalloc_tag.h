@@ -11,7 +11,7 @@
  *
  * The hooks are called by the page allocator; each is an inline test of a
  * static key around an out-of-line function, always inlined so that while
- * profiling is off a hook is the patched jump and nothing else.
+ * profiling is off a hook is the patched branch and nothing else.
  */
 #ifndef _LINUX_PGALLOC_TAG_H
 #define _LINUX_PGALLOC_TAG_H
