@@ -135,6 +135,8 @@ if [ $have_on = 1 ]; then
 			"$mod/allocprof_holder.ko" "$mod/allocprof_capture.ko" \
 			"$mod/allocprof_stress.ko" \
 			$(ls "$B/allocinfo/allocinfo-static" 2>/dev/null)
+		boot "$K" memcg memcg.sh "sysctl.vm.mem_profiling=0" \
+			"$mod/allocprof_memcg.ko"
 		if [ -x "$B/allocinfo/allocinfo-static" ]; then
 			boot "$K" allocinfo-tool allocinfo-tool.sh "" \
 				"$B/allocinfo/allocinfo-static" \
@@ -173,6 +175,9 @@ if [ $have_san = 1 ]; then
 			"$B/testmod-sanitize/allocprof_capture.ko" \
 			"$B/testmod-sanitize/allocprof_stress.ko" \
 			$(ls "$B/allocinfo/allocinfo-static" 2>/dev/null)
+		# shellcheck disable=SC2046
+		boot "$S_K" san-memcg memcg.sh "sysctl.vm.mem_profiling=0" \
+			"$B/testmod-sanitize/allocprof_memcg.ko"
 		# shellcheck disable=SC2046
 		CPUS=2 TIMEOUT=1200 boot "$S_K" san-stress stress.sh "" $(mods sanitize)
 		# shellcheck disable=SC2046

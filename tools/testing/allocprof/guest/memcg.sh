@@ -1,0 +1,74 @@
+# SPDX-License-Identifier: GPL-2.0
+# Memory cgroups and profiling share each slab's extension vector, and a
+# kfree() releases both charges from it: memcg's alone until profiling is
+# first enabled, both in one pass from then on, memcg's alone again (plus a
+# tag if the object has one) after it is switched off.  Boot with
+# sysctl.vm.mem_profiling=0; each state loads allocprof_memcg (objects
+# allocated with GFP_KERNEL_ACCOUNT from a child cgroup) and unloads it,
+# which frees them.
+. /data/lib.sh
+F=/proc/allocinfo
+M=allocprof_memcg
+C=/sys/fs/cgroup/t
+
+mkdir -p /sys/fs/cgroup
+mount -t cgroup2 none /sys/fs/cgroup
+echo +memory > /sys/fs/cgroup/cgroup.subtree_control
+mkdir $C
+echo $$ > $C/cgroup.procs
+check "memcg: shell runs in a child memory cgroup" grep -qx '0::/t' /proc/self/cgroup
+check "memcg: booted with profiling off" [ "$(sysctl_val)" = 0 ]
+
+slab() { awk '$1 == "slab" { print $2 }' $C/memory.stat; }
+site() { grep "$M.c:$1 \[$M\] func:${M}_init\$" $F | awk '{ print $1, $2 }'; }
+
+state() { # state NAME: load, check both charges, unload, check both released
+	before=$(slab)
+	if ! insmod /data/$M.ko; then
+		fail "$1: insmod $M"
+		return
+	fi
+	set -- "$1" $(dmesg | sed -n "s/.*$M: line \([0-9]*\) bytes \([0-9]*\) calls \([0-9]*\)$/\1 \2 \3/p" | tail -1)
+	line=$2 bytes=$3 calls=$4
+	dmesg -c >/dev/null
+	loaded=$(slab)
+	echo "$1: line $line, $bytes bytes in $calls objects; cgroup slab $before -> $loaded"
+	# memcg's per-CPU caches hold back a few pages: ask for 3/4.
+	check "$1: the cgroup is charged the objects ($((loaded - before)) of $bytes bytes)" \
+		[ $((loaded - before)) -ge $((bytes * 3 / 4)) ]
+	if [ "$(sysctl_val)" = 1 ]; then
+		want="$bytes $calls"
+	else
+		want="0 0"
+	fi
+	check "$1: the module's site shows $want" [ "$(site $line)" = "$want" ]
+	rmmod $M || fail "$1: rmmod $M"
+	sleep 2
+	left=$(slab)
+	echo "$1: after unload cgroup slab $left"
+	check "$1: kfree() gives the cgroup its charge back ($((loaded - left)) of $bytes bytes)" \
+		[ $((loaded - left)) -ge $((bytes * 3 / 4)) ]
+	check "$1: the module's site is gone with it" [ -z "$(site $line)" ]
+	check "$1: no splat" sh -c "! dmesg | grep -qE 'BUG:|WARNING:|Oops|KASAN'"
+}
+
+state "never enabled"
+echo 1 > /proc/sys/vm/mem_profiling
+state "enabled"
+echo 0 > /proc/sys/vm/mem_profiling
+state "enabled once, off again"
+# An object charged by both, freed after profiling went off.
+echo 1 > /proc/sys/vm/mem_profiling
+before=$(slab)
+insmod /data/$M.ko || fail "insmod $M"
+set -- $(dmesg | sed -n "s/.*$M: line \([0-9]*\) bytes \([0-9]*\) calls \([0-9]*\)$/\1 \2 \3/p" | tail -1)
+line=$1 bytes=$2
+loaded=$(slab)
+echo 0 > /proc/sys/vm/mem_profiling
+rmmod $M || fail "rmmod $M"
+sleep 2
+left=$(slab)
+check "charged on, freed off: the cgroup gets its charge back ($((loaded - left)) of $bytes bytes)" \
+	[ $((loaded - left)) -ge $((bytes * 3 / 4)) ]
+check "charged on, freed off: the module's site is gone" [ -z "$(site $line)" ]
+exit $FAILED
