@@ -10,8 +10,9 @@
 #   scale_sites=A,B,..  site counts of the sites/allocinfo modules to load
 #   scale_loads=N       modload: load/unload rounds
 #
-# Output: SCALE-* lines, one per figure; failures to load a module are
-# reported (SCALE-*-FAIL) with the kernel's last messages, not hidden.
+# Output: SCALE-* lines, one per figure.  A module that does not load or
+# run is reported (SCALE-*-FAIL, with the kernel's last messages) and the
+# script goes on: the exit status is 0 unless the script itself failed.
 scale_item=none scale_iter=0 scale_sites=1 scale_loads=5
 for a in $(cat /proc/cmdline); do
 	case $a in
@@ -52,12 +53,12 @@ case $scale_item in
 sites)
 	for n in $sites; do
 		run_bench /data/scale_sites_$n.ko "iterations=$scale_iter" \
-			"scale_sites: sites $n " || rc=1
+			"scale_sites: sites $n "
 	done
 	;;
 xcpu)
 	run_bench /data/scale_xcpu.ko "iterations=$scale_iter" \
-		"scale_xcpu: objects" || rc=1
+		"scale_xcpu: objects"
 	;;
 allocinfo)
 	echo "SCALE-ALLOCINFO sites=0"
@@ -85,7 +86,7 @@ modload)
 			echo "$out"
 			case $out in
 			*rc=0*) ;;
-			*) echo "SCALE-MODLOAD-FAIL sites=$n"; kmsg_tail; rc=1; break ;;
+			*) echo "SCALE-MODLOAD-FAIL sites=$n"; kmsg_tail; break ;;
 			esac
 			$tool unload scale_tags_$n
 			i=$((i + 1))
