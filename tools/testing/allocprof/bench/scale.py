@@ -7,9 +7,9 @@
 
 Items (see scale/README.md):
 
-  sites      kmalloc+kfree cost with 1, 100, 3000 and 10000 hot call sites
+  sites      kmalloc+kfree cost with 1, 100, 2000 and 10000 hot call sites
   xcpu       kmalloc on one vCPU, kfree on the other (2 vCPUs)
-  allocinfo  /proc/allocinfo read time with 1k, 3k, 10k, 50k module sites
+  allocinfo  /proc/allocinfo read time with 1k, 2k, 10k, 50k module sites
   modload    load and unload time of a module with 2000 call sites
 
 Kernels are the benchmark kernels of the perf work tree (never built here):
@@ -70,11 +70,12 @@ CONFIGS = {
 }
 BASELINE = {"series": "off", "6.12": "ml-off"}
 
-# 3000: a count that still loads on mainline 6.12 with profiling compiled
-# in, where 10000 does not (16 bytes of static per-CPU counters per site,
-# from a 64 KiB module reserve: at most about 4000 sites).
-SITES_N = (1, 100, 3000, 10000)
-ALLOCINFO_N = (1000, 3000, 10000, 50000)
+# Mainline 6.12 with profiling compiled in gives each module site 16 bytes
+# of static per-CPU data, and a module's static per-CPU data is one
+# allocation, at most PCPU_MIN_UNIT_SIZE (32 KiB): about 2000 sites, the
+# most a module can have there.  So 2000 is measured too.
+SITES_N = (1, 100, 2000, 10000)
+ALLOCINFO_N = (1000, 2000, 10000, 50000)
 MODLOAD_N = 2000
 
 # item: (configurations, cpus, memory MiB, modules, command line, timeout s)
@@ -496,11 +497,14 @@ def report(data, items, venues):
     runs = data["runs"]
     m = data["meta"]
     out = ["# allocprof scale figures", "",
-           "Kernels from %s (commit %s); this tool at %s.  QEMU: %s; host "
-           "%.0f MHz.  Flags: `%s`.  Started %s." % (
-               PERF, m.get("perf_describe"), m.get("scale_commit", "?")[:12],
-               m.get("qemu"), m.get("host_cpu_mhz", 0),
-               " ".join(m.get("flags", [])), m.get("started")), "",
+           "Kernels from %s (commit %s).  QEMU: %s; host %.0f MHz.  "
+           "Invocations of scale.py (the later ones redid or added the items "
+           "they name): %s." % (
+               PERF, m.get("perf_describe"), m.get("qemu"),
+               m.get("host_cpu_mhz", 0),
+               "; ".join("`scale.py %s` at %s, tool %s" % (
+                   " ".join(i["flags"]), i["started"], i["scale_commit"][:12])
+                   for i in m.get("invocations", []))), "",
            "| kernel | .config sha1 | path |", "|---|---|---|"]
     for k, v in sorted(m.get("kernels", {}).items()):
         out.append("| %s | %s | %s |" % (k, v["config_sha1"][:12], v["path"]))
@@ -554,6 +558,10 @@ def main():
                     help="timeout of the 2-vCPU boots (default 300 s)")
     ap.add_argument("--fresh", action="store_true",
                     help="start build/scale/scale.json anew")
+    ap.add_argument("--redo", action="store_true",
+                    help="boot again the selected items and configurations "
+                    "even where scale.json has them (their old runs are "
+                    "dropped)")
     ap.add_argument("--report-only", action="store_true")
     ap.add_argument("--no-wait", action="store_true",
                     help="do not wait for %s" % READY)
@@ -573,7 +581,14 @@ def main():
         while not args.no_wait and not os.path.exists(READY):
             log("waiting for %s" % READY)
             time.sleep(60)
+        old = data.get("meta", {})
         data["meta"] = meta(sys.argv[1:])
+        if "invocations" not in old and "flags" in old:
+            old["invocations"] = [{k: old[k] for k in
+                                   ("flags", "started", "scale_commit")}]
+        data["meta"]["invocations"] = old.get("invocations", []) + [
+            {"flags": sys.argv[1:], "started": data["meta"]["started"],
+             "scale_commit": data["meta"]["scale_commit"]}]
         only = set(args.configs.split(",")) if args.configs else None
         todo = {i: [c for c in ITEMS[i][0] if not only or c in only]
                 for i in items}
@@ -586,6 +601,10 @@ def main():
         for k, names in sorted(need.items()):
             kos[k] = build_modules(k, sorted(names))
         tool = build_tool()
+        if args.redo:
+            data["runs"] = [r for r in data["runs"] if not (
+                r["item"] in todo and r["config"] in todo[r["item"]] and
+                r["venue"] in venues)]
         done = {(r["item"], r["venue"], r["config"], r["round"])
                 for r in data["runs"] if r["rc"] == 0}
         def rounds_of(item, venue):

@@ -24,9 +24,12 @@ sites=$(echo "$scale_sites" | tr , ' ')
 
 echo "SCALE-STATE item=$scale_item mem_profiling=$(cat /proc/sys/vm/mem_profiling 2>/dev/null || echo none) cpus=$(grep -c ^processor /proc/cpuinfo) kernel=$(uname -r)"
 
-# The kernel's last messages, after a failed load.
+# The kernel's last messages, after a failed load: warnings and errors, and
+# the last two lines.
 kmsg_tail() {
-	dmesg | tail -n 5 | sed "s/^/SCALE-KMSG /"
+	dmesg | tail -n 40 | grep -E "WARNING|illegal|Could not|fail|error" |
+		tail -n 3 | sed "s/^/SCALE-KMSG /"
+	dmesg | tail -n 2 | sed "s/^/SCALE-KMSG /"
 }
 
 # load KO PARAMS: run a module that prints a line and fails with -EAGAIN;
