@@ -330,9 +330,11 @@ def fail_kmsg(r, mod):
 
 def console_last(r):
     """The last console line of a boot that did not end well."""
-    lines = [l for l in r.get("console_tail", "").splitlines()
-             if l.strip() and not l.startswith(("qemu-system", "qemu-run"))]
-    return lines[-1].strip() if lines else "?"
+    text = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]|\x1bc", "", r.get("console_tail", ""))
+    text = re.sub(r"qemu-system-\S+: terminating.*", "", text)
+    lines = [l.strip() for l in text.splitlines()
+             if l.strip() and not l.startswith("qemu-run")]
+    return lines[-1] if lines else "?"
 
 
 def failures(runs, item, venue, config):
@@ -535,7 +537,9 @@ VENUE_NOTES = {
         "tried; bench/scale/README.md says what a -Os build of the same tree "
         "showed), while 6.12 boots two vCPUs under -icount in seconds.  So "
         "there is no icount figure for this series on two CPUs: see the "
-        "host-clock table.",
+        "host-clock table.  With two vCPUs the icount figures are not "
+        "exactly repeatable (the round-robin switches between vCPUs depend "
+        "on host events): compare the two boots' min-max.",
     ("sites", "icount"):
         "TCG has no cache model: under -icount the instructions per pair "
         "do not depend on N (1 differs only because the compiler drops the "
