@@ -44,8 +44,9 @@ SCALE = os.path.join(HERE, "scale")
 TOP = os.path.abspath(os.path.join(HERE, "../../../.."))
 T = os.path.join(TOP, "tools/testing/allocprof")
 OUT = os.path.join(TOP, "build/scale")
-PERF = "/work/wt-perf"
-READY = os.path.join(PERF, "build/bench/KERNELS-READY")
+# The kernels are run.py's (make bench): build/bench/out/q-* and
+# build/bench-6.12/out-*, in this tree or in BENCH_TOP.
+PERF = os.path.abspath(os.environ.get("BENCH_TOP", TOP))
 
 KERNELS = {
     "q-off": os.path.join(PERF, "build/bench/out/q-off"),
@@ -619,8 +620,6 @@ def main():
                     "even where scale.json has them (their old runs are "
                     "dropped)")
     ap.add_argument("--report-only", action="store_true")
-    ap.add_argument("--no-wait", action="store_true",
-                    help="do not wait for %s" % READY)
     args = ap.parse_args()
     items = args.only.split(",")
     venues = args.venues.split(",")
@@ -634,9 +633,10 @@ def main():
         data = json.load(open(jpath))
 
     if not args.report_only:
-        while not args.no_wait and not os.path.exists(READY):
-            log("waiting for %s" % READY)
-            time.sleep(60)
+        for k, d in KERNELS.items():
+            if not os.path.exists(os.path.join(d, IMAGE)):
+                sys.exit("scale: %s not built (%s): run make bench first"
+                         % (k, d))
         old = data.get("meta", {})
         data["meta"] = meta(sys.argv[1:])
         if "invocations" not in old and "flags" in old:
