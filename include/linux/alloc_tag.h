@@ -104,9 +104,9 @@ static __always_inline bool alloc_tag_is_real(const struct alloc_tag *tag)
  * static_branch_likely() whatever the configured default: while profiling
  * is on, the charging code then runs straight through, and while it is off
  * each hook is one patched jump.  Laid out for "off" instead
- * (static_branch_maybe()), a hook is a no-op, but GCC may then place a
- * call site's charging copy of the call in line and jump over it: in the
- * benchmark one instruction more per allocation, at -O2 and at -Os.
+ * (static_branch_maybe()), a hook would be a no-op, but the compiler may
+ * then place a call site's charging copy of the call in line and jump
+ * over it, which costs more than the no-op saves.
  */
 DECLARE_STATIC_KEY_MAYBE(CONFIG_MEM_ALLOC_PROFILING_ENABLED_BY_DEFAULT,
 			 mem_alloc_profiling_key);
