@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 """Allocation profiling workloads: boot, run, report.
 
-    workload.py [--rounds N] [--venues icount,smp2] [--only PREFIXES]
-                [--with-m2] [--loops N] [--frounds N] [--execs N]
+    workload.py [--rounds N] [--rounds-smp2 N] [--venues icount,smp2]
+                [--only PREFIXES] [--with-m2] [--loops N] [--frounds N]
+                [--execs N] [--guest-args ARGS] [--qemu-args ARGS]
                 [--perf DIR] [--append] [--only-report] [--no-wait]
 
 Boots, interleaved (A B C D E A B C D E ...), the kernels that run.py
@@ -145,7 +146,7 @@ def build_progs():
     return [os.path.join(BIN, p) for p in PROGS]
 
 
-def boot(kernel, progs, append, venue, timeout):
+def boot(kernel, progs, append, venue, timeout, qemu_args=""):
     cpus, icount, _ = VENUES[venue]
     env = dict(os.environ)
     if icount:
@@ -158,6 +159,8 @@ def boot(kernel, progs, append, venue, timeout):
     cmd = NICE + [os.path.join(T, "qemu-run.sh"), "-k", kernel,
                   "-s", os.path.join(WL, "guest.sh"), "-c", str(cpus),
                   "-m", "512", "-t", str(timeout), "-a", append]
+    if qemu_args:
+        cmd += ["-x", qemu_args]
     for p in progs:
         cmd += ["-f", p]
     p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
@@ -295,7 +298,7 @@ def report(data, cfgs):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--rounds", type=int, default=10)
     ap.add_argument("--venues", default="icount,smp2")
     ap.add_argument("--rounds-smp2", type=int,
                     help="rounds for the smp2 venue (default: --rounds)")
@@ -314,6 +317,14 @@ def main():
     ap.add_argument("--eprocs", type=int, default=2)
     ap.add_argument("--execs", type=int, default=300)
     ap.add_argument("--timeout", type=int, default=900)
+    ap.add_argument("--guest-args", default="norandmaps",
+                    help="kernel arguments for every boot (default: no "
+                    "address space randomisation of user space, whose "
+                    "random layouts change instruction counts)")
+    ap.add_argument("--qemu-args",
+                    default="-rtc base=2025-01-01T00:00:00,clock=vm",
+                    help="QEMU arguments for every boot (default: the same "
+                    "wall clock at every boot, advancing with the guest)")
     ap.add_argument("--append", action="store_true",
                     help="add to build/workload/workload.json")
     ap.add_argument("--only-report", action="store_true")
@@ -366,7 +377,8 @@ def main():
     params = {k: getattr(args, k) for k in (
         "size", "loops", "groups", "fds", "ipc", "fprocs", "files", "frounds",
         "fbytes", "eprocs", "execs")}
-    wl_args = " ".join("wl_%s=%s" % (k, v) for k, v in sorted(params.items()))
+    wl_args = " ".join(["wl_%s=%s" % (k, v) for k, v in sorted(params.items())]
+                       + args.guest_args.split())
     qemu = subprocess.check_output(["qemu-system-x86_64", "--version"],
                                    universal_newlines=True).splitlines()[0]
     meta = {"commit": git(TOP, "describe", "--always", "--dirty"),
@@ -375,6 +387,7 @@ def main():
             "perf_head": git(args.perf, "rev-parse", "HEAD"),
             "kernels": kernels, "flags": sys.argv[1:], "params": params,
             "venues": venues, "tmpfs": tmpfs, "qemu": qemu,
+            "guest_args": args.guest_args, "qemu_args": args.qemu_args,
             "progs_sha1": {os.path.basename(p): sha1(p) for p in progs}}
 
     runs = []
@@ -394,7 +407,7 @@ def main():
                 append = ("%s %s" % (extra, wl_args)).strip()
                 t0 = time.time()
                 rc, text = boot(kernels[k]["image"], progs, append, venue,
-                                args.timeout)
+                                args.timeout, args.qemu_args)
                 r = parse(text)
                 r.update(venue=venue, config=name, kernel=k, round=rnd, rc=rc,
                          wall=time.time() - t0, append=append)
