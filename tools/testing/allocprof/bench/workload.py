@@ -328,6 +328,10 @@ def main():
     ap.add_argument("--append", action="store_true",
                     help="add to build/workload/workload.json")
     ap.add_argument("--only-report", action="store_true")
+    ap.add_argument("--complete-rounds", action="store_true",
+                    help="with --only-report: leave out the boots of a "
+                    "round that not every configuration finished (a run "
+                    "stopped early)")
     ap.add_argument("--no-wait", action="store_true",
                     help="do not wait for build/bench/KERNELS-READY")
     args = ap.parse_args()
@@ -343,6 +347,14 @@ def main():
 
     if args.only_report:
         data = json.load(open(jpath))
+        if args.complete_rounds:
+            names = {c[0] for c in cfgs}
+            done = {}
+            for r in data["runs"]:
+                done.setdefault((r["venue"], r["round"]), set()).add(r["config"])
+            data["runs"] = [r for r in data["runs"]
+                            if done[(r["venue"], r["round"])] >= names]
+            data["meta"]["report_flags"] = sys.argv[1:]
         open(mpath, "w").write(report(data, cfgs))
         print(open(mpath).read())
         return
