@@ -146,7 +146,8 @@ def build_progs():
     return [os.path.join(BIN, p) for p in PROGS]
 
 
-def boot(kernel, progs, append, venue, timeout, qemu_args=""):
+def boot(kernel, progs, append, venue, timeout, qemu_args="",
+         script="guest.sh"):
     cpus, icount, _ = VENUES[venue]
     env = dict(os.environ)
     if icount:
@@ -157,7 +158,7 @@ def boot(kernel, progs, append, venue, timeout, qemu_args=""):
         khz = host_tsc_khz()
     append = "tsc_early_khz=%d tsc=reliable %s" % (khz, append)
     cmd = NICE + [os.path.join(T, "qemu-run.sh"), "-k", kernel,
-                  "-s", os.path.join(WL, "guest.sh"), "-c", str(cpus),
+                  "-s", os.path.join(WL, script), "-c", str(cpus),
                   "-m", "512", "-t", str(timeout), "-a", append]
     if qemu_args:
         cmd += ["-x", qemu_args]
@@ -186,6 +187,10 @@ def parse(text):
             if m.group(1) == "hackbench":
                 d["ns_per_msg"] = d["ns"] / d["msgs"]
             res[m.group(1)] = d
+        m = re.match(r"^WL-DIAG (\w+) (.*)$", line)
+        if m:
+            res.setdefault("diag", {})[m.group(1)] = {
+                k: int(v) for k, v in kv(m.group(2)).items()}
         m = re.match(r"^WL-STATE (.*)$", line)
         if m:
             res["state"] = kv(m.group(1))
@@ -244,8 +249,11 @@ def summarise(runs, venue, cfgs):
 
 
 def per_boot(runs, venue):
+    diag = any("diag" in r for r in runs)
     out = ["| round | configuration | mem_profiling | hackbench ms | "
-           "ns/msg | ns/file | ns/exec | host s |", "|---|---|---|---|---|---|---|---|"]
+           "ns/msg | ns/file | ns/exec | host s |" +
+           (" context switches hackbench / files / forkexec |" if diag else ""),
+           "|---|---|---|---|---|---|---|---|" + ("---|" if diag else "")]
     for r in runs:
         if r["venue"] != venue:
             continue
@@ -254,11 +262,16 @@ def per_boot(runs, venue):
                 r["round"], r["config"], r["rc"], r["wall"]))
             continue
         cell = lambda wl, k, sc: fmt(r[wl][k], sc) if wl in r else "-"
-        out.append("| %d | %s | %s | %s | %s | %s | %s | %.0f |" % (
+        line = "| %d | %s | %s | %s | %s | %s | %s | %.0f |" % (
             r["round"], r["config"], r.get("state", {}).get("mem_profiling"),
             cell("hackbench", "ns", 1e-6), cell("hackbench", "ns_per_msg", 1),
             cell("files", "ns_per_file", 1), cell("forkexec", "ns_per_exec", 1),
-            r["wall"]))
+            r["wall"])
+        if diag:
+            line += " %s |" % " / ".join(
+                str(r.get("diag", {}).get(w, {}).get("ctxt", "-"))
+                for w in ("hackbench", "files", "forkexec"))
+        out.append(line)
     return out
 
 
@@ -328,6 +341,11 @@ def main():
     ap.add_argument("--append", action="store_true",
                     help="add to build/workload/workload.json")
     ap.add_argument("--only-report", action="store_true")
+    ap.add_argument("--script", default="guest.sh",
+                    help="guest script in workload/ (diag.sh: also context "
+                    "switches per workload)")
+    ap.add_argument("--name", default="workload",
+                    help="write build/workload/NAME.json and NAME.md")
     ap.add_argument("--complete-rounds", action="store_true",
                     help="with --only-report: leave out the boots of a "
                     "round that not every configuration finished (a run "
@@ -342,8 +360,8 @@ def main():
         cfgs = [c for c in cfgs if c[0].split()[0] in pre]
     venues = args.venues.split(",")
     os.makedirs(OUT, exist_ok=True)
-    jpath = os.path.join(OUT, "workload.json")
-    mpath = os.path.join(OUT, "workload.md")
+    jpath = os.path.join(OUT, args.name + ".json")
+    mpath = os.path.join(OUT, args.name + ".md")
 
     if args.only_report:
         data = json.load(open(jpath))
@@ -400,6 +418,7 @@ def main():
             "kernels": kernels, "flags": sys.argv[1:], "params": params,
             "venues": venues, "tmpfs": tmpfs, "qemu": qemu,
             "guest_args": args.guest_args, "qemu_args": args.qemu_args,
+            "script": args.script,
             "progs_sha1": {os.path.basename(p): sha1(p) for p in progs}}
 
     runs = []
@@ -419,7 +438,7 @@ def main():
                 append = ("%s %s" % (extra, wl_args)).strip()
                 t0 = time.time()
                 rc, text = boot(kernels[k]["image"], progs, append, venue,
-                                args.timeout, args.qemu_args)
+                                args.timeout, args.qemu_args, args.script)
                 r = parse(text)
                 r.update(venue=venue, config=name, kernel=k, round=rnd, rc=rc,
                          wall=time.time() - t0, append=append)
