@@ -5,10 +5,10 @@
     workload.py [--rounds N] [--rounds-smp2 N] [--venues icount,smp2]
                 [--only PREFIXES] [--with-m2] [--loops N] [--frounds N]
                 [--execs N] [--guest-args ARGS] [--qemu-args ARGS]
-                [--perf DIR] [--append] [--only-report] [--no-wait]
+                [--perf DIR] [--append] [--only-report]
 
 Boots, interleaved (A B C D E A B C D E ...), the kernels that run.py
-builds in the tree at --perf (default /work/wt-perf): this series with
+builds in the tree at --perf (default: this one): this series with
 profiling compiled out (row 1), compiled in and disabled by default (2),
 enabled by default (3), and mainline 6.12 compiled out (M1) and compiled
 in and booted with sysctl.vm.mem_profiling=1 (M3; M2, booted =0, with
@@ -317,7 +317,7 @@ def main():
                     help="rounds for the smp2 venue (default: --rounds)")
     ap.add_argument("--only", help="comma-separated row prefixes (1,2,3,M1,M3)")
     ap.add_argument("--with-m2", action="store_true")
-    ap.add_argument("--perf", default="/work/wt-perf")
+    ap.add_argument("--perf", default=TOP)
     ap.add_argument("--size", type=int, default=512)
     ap.add_argument("--loops", type=int, default=50)
     ap.add_argument("--groups", type=int, default=15)
@@ -350,8 +350,6 @@ def main():
                     help="with --only-report: leave out the boots of a "
                     "round that not every configuration finished (a run "
                     "stopped early)")
-    ap.add_argument("--no-wait", action="store_true",
-                    help="do not wait for build/bench/KERNELS-READY")
     args = ap.parse_args()
 
     cfgs = [c for c in CONFIGS if args.with_m2 or not c[0].startswith("M2")]
@@ -376,11 +374,6 @@ def main():
         open(mpath, "w").write(report(data, cfgs))
         print(open(mpath).read())
         return
-
-    ready = os.path.join(args.perf, "build/bench/KERNELS-READY")
-    while not args.no_wait and not os.path.exists(ready):
-        log("waiting for %s" % ready)
-        time.sleep(60)
 
     dirs = kernel_dirs(args.perf)
     used = sorted({k for _, k, _, _ in cfgs})
