@@ -54,6 +54,7 @@
 #include <linux/hash.h>
 #include <linux/init.h>
 #include <linux/kallsyms.h>
+#include <linux/kasan.h>
 #include <linux/log2.h>
 #include <linux/mm.h>
 #include <linux/module.h>
@@ -522,6 +523,12 @@ void __cold __alloc_tag_capture_add(struct alloc_tag *tag, unsigned long key,
 	int site;
 	u8 bit;
 
+	/*
+	 * The slab hook sees an object before KASAN's tag-based modes tag
+	 * the pointer, kfree() gets it tagged: key records by the untagged
+	 * address (a no-op for generic KASAN and for pages).
+	 */
+	key = (unsigned long)kasan_reset_tag((void *)key);
 	/* NMIs do not allocate; should one, it is not captured. */
 	if (in_nmi())
 		return;
@@ -585,6 +592,7 @@ void __cold __alloc_tag_capture_sub(struct alloc_tag *tag, unsigned long key)
 	unsigned long flags;
 	u32 i;
 
+	key = (unsigned long)kasan_reset_tag((void *)key);
 	raw_spin_lock_irqsave(&capture_lock, flags);
 	if (capture_site_locked(tag) >= 0) {
 		i = rec_unlink(capture_pool, key);
