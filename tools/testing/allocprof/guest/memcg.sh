@@ -21,6 +21,10 @@ check "memcg: booted with profiling off" [ "$(sysctl_val)" = 0 ]
 
 slab() { awk '$1 == "slab" { print $2 }' $C/memory.stat; }
 site() { grep "$M.c:$1 \[$M\] func:${M}_init\$" $F | awk '{ print $1, $2 }'; }
+# "LINE BYTES CALLS" of the module's last load, as it reports them.
+loaded_report() {
+	dmesg | sed -n "s/.*$M: line \([0-9]*\) bytes \([0-9]*\) calls \([0-9]*\)$/\1 \2 \3/p" | tail -1
+}
 
 state() { # state NAME: load, check both charges, unload, check both released
 	before=$(slab)
@@ -28,7 +32,7 @@ state() { # state NAME: load, check both charges, unload, check both released
 		fail "$1: insmod $M"
 		return
 	fi
-	set -- "$1" $(dmesg | sed -n "s/.*$M: line \([0-9]*\) bytes \([0-9]*\) calls \([0-9]*\)$/\1 \2 \3/p" | tail -1)
+	set -- "$1" $(loaded_report)
 	line=$2 bytes=$3 calls=$4
 	dmesg -c >/dev/null
 	loaded=$(slab)
@@ -61,7 +65,7 @@ state "enabled once, off again"
 echo 1 > /proc/sys/vm/mem_profiling
 before=$(slab)
 insmod /data/$M.ko || fail "insmod $M"
-set -- $(dmesg | sed -n "s/.*$M: line \([0-9]*\) bytes \([0-9]*\) calls \([0-9]*\)$/\1 \2 \3/p" | tail -1)
+set -- $(loaded_report)
 line=$1 bytes=$2
 loaded=$(slab)
 echo 0 > /proc/sys/vm/mem_profiling
