@@ -77,7 +77,6 @@ enum alloc_tag_meta {
 
 #include <linux/jump_label.h>
 #include <linux/percpu.h>
-#include <linux/sched.h>
 
 #define ALLOC_TAG_SECTION	alloc_tags
 
@@ -234,6 +233,16 @@ static __always_inline void alloc_tag_uncharge(struct alloc_tag **ref,
 	alloc_tag_counters_add(tag, -(s64)bytes, -1);
 }
 
+/*
+ * The three helpers below are macros, not inline functions, and this header
+ * does not include <linux/sched.h>: it is included at the end of
+ * <linux/percpu.h>, which <linux/sched.h> itself includes before struct
+ * task_struct is defined, and including <linux/sched.h> from there breaks
+ * other include orders (<linux/gfp.h> first, say).  A macro needs the task's
+ * field only where it is expanded.  The headers whose wrappers expand them
+ * (<linux/gfp.h>, <linux/vmalloc.h>) include <linux/sched.h> at their end.
+ */
+
 /**
  * alloc_tag_current_set() - is an allocation in progress charging a tag?
  *
@@ -242,33 +251,28 @@ static __always_inline void alloc_tag_uncharge(struct alloc_tag **ref,
  *
  * Return: true if profiling is on and the current task has a tag.
  */
-static __always_inline bool alloc_tag_current_set(void)
-{
-	return mem_alloc_profiling_enabled() && current->alloc_tag;
-}
+#define alloc_tag_current_set()						\
+	(mem_alloc_profiling_enabled() && current->alloc_tag)
 
 /**
- * alloc_tag_save() - make @tag the current task's tag
- * @tag: the tag, or ALLOC_TAG_NONE
+ * alloc_tag_save() - make @_tag the current task's tag
+ * @_tag: the tag, or ALLOC_TAG_NONE
  *
  * Return: the previous tag, for alloc_tag_restore().
  */
-static __always_inline struct alloc_tag *alloc_tag_save(struct alloc_tag *tag)
-{
-	struct alloc_tag *old = current->alloc_tag;
-
-	current->alloc_tag = tag;
-	return old;
-}
+#define alloc_tag_save(_tag)						\
+({									\
+	struct alloc_tag *__prev_tag = current->alloc_tag;		\
+									\
+	current->alloc_tag = (_tag);					\
+	__prev_tag;							\
+})
 
 /**
  * alloc_tag_restore() - undo alloc_tag_save()
- * @old: what alloc_tag_save() returned
+ * @_old: what alloc_tag_save() returned
  */
-static __always_inline void alloc_tag_restore(struct alloc_tag *old)
-{
-	current->alloc_tag = old;
-}
+#define alloc_tag_restore(_old)	((void)(current->alloc_tag = (_old)))
 
 /*
  * Run _do_alloc with _tag as the current task's tag.  Until profiling is
@@ -291,6 +295,19 @@ static __always_inline void alloc_tag_restore(struct alloc_tag *old)
 	if (_prof)							\
 		alloc_tag_restore(_old);				\
 	_res;								\
+})
+
+/**
+ * alloc_tag_here() - the tag of the line that expands it
+ *
+ * For wrappers that pass the tag to an out-of-line function, which charges
+ * it with alloc_hooks_tag(): the header of such a wrapper need not include
+ * <linux/sched.h> (see <linux/percpu.h>).
+ */
+#define alloc_tag_here()						\
+({									\
+	DEFINE_ALLOC_TAG(_alloc_tag);					\
+	&_alloc_tag;							\
 })
 
 /**

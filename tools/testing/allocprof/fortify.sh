@@ -9,6 +9,13 @@
 #   fortify_kmalloc_warn.c builds with FORTIFY's warning (kmalloc()'s size
 #   is seen through the wrapper) and a run-time check;
 #   fortify_ok.c must build, and keep the run-time check (fortify_panic).
+# The same kernels then build the modules of headers/: each allocates
+# after including only the header that defines the wrapper it calls
+# (<linux/percpu.h>, <linux/vmalloc.h>, <linux/gfp.h>) or <linux/sched.h>,
+# which includes <linux/percpu.h> before struct task_struct is complete.
+# Each must build; against the profiling kernel it must have a tag for
+# every call site ("allocprof-sites: N" in its comment), against the
+# compiled-out one none.
 # Prints PASS/FAIL lines for check.sh.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -38,11 +45,12 @@ prepare() { # prepare NAME FRAGMENTS...
 		modules_prepare
 }
 
-# build_one KERNEL MODULE: build fortify/MODULE.c alone; log in $log.
+# build_one KERNEL MODULE [DIR]: build DIR/MODULE.c (default DIR:
+# fortify/) alone; log in $log.
 build_one() {
-	local kdir=$1 m=$2 d=$B/fortify-mod/$1-$2
+	local kdir=$1 m=$2 d=$B/fortify-mod/$1-$2 dir=${3:-$here/fortify}
 	rm -rf "$d" && mkdir -p "$d"
-	cp "$here/fortify/$m.c" "$d/"
+	cp "$dir/$m.c" "$d/"
 	echo "obj-m := $m.o" >"$d/Kbuild"
 	log=$logs/fortify-$1-$2.log
 	make -C "$B/$kdir" M="$d" modules >"$log" 2>&1
@@ -108,4 +116,22 @@ for k in fortify-on fortify-off; do
 		tail -15 "$log"
 		ko "fortify ($what): the control module builds"
 	fi
+	for src_c in "$here"/headers/hdr_*.c; do
+		m=$(basename "$src_c" .c)
+		want=$(sed -n 's/^ \* allocprof-sites: \([0-9]*\)$/\1/p' "$src_c")
+		if ! build_one "$k" "$m" "$here/headers"; then
+			grep -m3 'error' "$log"
+			ko "headers ($what): $m.c does not build"
+			continue
+		fi
+		ko_=$B/fortify-mod/$k-$m/$m.ko
+		# Every DEFINE_ALLOC_TAG() is a local symbol named _alloc_tag.
+		n=$(nm "$ko_" | grep -cE ' _alloc_tag(\.[0-9]+)?$')
+		[ $k = fortify-on ] || want=0
+		if [ "$n" = "$want" ]; then
+			ok "headers ($what): $m.c builds, $n call site tags"
+		else
+			ko "headers ($what): $m.c has $n call site tags, not $want"
+		fi
+	done
 done
