@@ -28,6 +28,7 @@
 #include <linux/preempt.h>
 #include <linux/rcupdate.h>
 #include <linux/proc_fs.h>
+#include <linux/sched.h>
 #include <linux/seq_buf.h>
 #include <linux/seq_file.h>
 #include <linux/spinlock.h>

@@ -75,6 +75,12 @@ enum alloc_tag_meta {
 
 #ifdef CONFIG_MEM_ALLOC_PROFILING
 
+/*
+ * <linux/irqflags.h>: the generic this_cpu_add() (asm-generic/percpu.h, used
+ * by UML) saves and restores interrupts, and this header can be reached
+ * from the end of <linux/percpu.h> before anything else included it.
+ */
+#include <linux/irqflags.h>
 #include <linux/jump_label.h>
 #include <linux/percpu.h>
 
