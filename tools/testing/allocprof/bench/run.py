@@ -35,7 +35,6 @@ ALLOCPROF_BUILD=build/bench, unless --src names an existing patched tree.
 Everything runs under nice -n 19 with at most two make jobs.
 """
 import argparse
-import hashlib
 import json
 import os
 import re
@@ -43,28 +42,19 @@ import shutil
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-TOP = os.path.abspath(os.path.join(HERE, "../../../.."))
-T = os.path.join(TOP, "tools/testing/allocprof")
+from benchlib import (HERE, TOP, T, git, host_tsc_khz, logger, read_config,
+                      runner, section_bytes, sha1, size_of)
+
 CONF = os.path.join(T, "configs")
 BENCH = os.path.join(TOP, "build/bench")
 OUT = os.path.join(BENCH, "out")
 ML = os.path.join(TOP, "build/bench-6.12")
 ML_TAR = "/usr/src/linux-source-6.12.tar.xz"
 NICE = ["nice", "-n", "19"]
-
-
-def log(msg):
-    sys.stderr.write("bench: %s\n" % msg)
-    sys.stderr.flush()
-
-
-def run(cmd, **kw):
-    log("$ " + " ".join(cmd))
-    subprocess.check_call(cmd, **kw)
+log = logger("bench")
+run = runner(log)
 
 
 # --------------------------------------------------------------------------
@@ -100,31 +90,19 @@ def build_kernel(src, out, arch, frags):
 
 def fragment_options(frags):
     """{option: value} the fragments ask for, later fragments winning;
-    value None for "# CONFIG_X is not set"."""
+    "n" for "# CONFIG_X is not set"."""
     want = {}
     for f in frags:
-        for line in open(f):
-            line = line.strip()
-            m = re.match(r"^# (CONFIG_\w+) is not set$", line)
-            if m:
-                want[m.group(1)] = None
-                continue
-            m = re.match(r"^(CONFIG_\w+)=(.*)$", line)
-            if m:
-                want[m.group(1)] = m.group(2)
+        want.update(read_config(f))
     return want
 
 
 def check_config(out, frags):
     """Stop the run unless out/.config has every option of frags."""
-    have = {}
-    for line in open(os.path.join(out, ".config")):
-        m = re.match(r"^(CONFIG_\w+)=(.*)$", line.strip())
-        if m:
-            have[m.group(1)] = m.group(2)
-    bad = ["%s=%s" % (o, v) if v is not None else "# %s is not set" % o
+    have = read_config(os.path.join(out, ".config"))
+    bad = ["%s=%s" % (o, v) if v != "n" else "# %s is not set" % o
            for o, v in sorted(fragment_options(frags).items())
-           if have.get(o) != v]
+           if have.get(o, "n") != v]
     if bad:
         sys.exit("bench: %s/.config: did not stick: %s" % (out, ", ".join(bad)))
 
@@ -242,17 +220,6 @@ def parse(text):
         if m:
             res["mem"].append(m.group(1).strip())
     return res
-
-
-def host_tsc_khz():
-    """TCG's guest TSC runs at the host's TSC rate; the guest cannot
-    calibrate it (no HPET/PM timer in tinyconfig) and would fall back to
-    jiffies (4 ms resolution), so tell it the rate."""
-    with open("/proc/cpuinfo") as f:
-        for line in f:
-            if line.startswith("cpu MHz"):
-                return int(float(line.split(":")[1]) * 1000)
-    return 0
 
 
 def boot_qemu(kernel, ko, append, timeout=600, icount=False, arch="x86_64"):
@@ -385,32 +352,6 @@ def configs(venue, k, mainline):
 # Static figures
 
 
-def size_of(vmlinux):
-    out = subprocess.check_output(["size", vmlinux], universal_newlines=True)
-    f = out.splitlines()[1].split()
-    return {"text": int(f[0]), "data": int(f[1]), "bss": int(f[2])}
-
-
-def section_size(vmlinux, name):
-    """Bytes of section name; in vmlinux the tags are bracketed by
-    __start_/__stop_ symbols inside .data, so fall back to those."""
-    out = subprocess.check_output(["objdump", "-h", vmlinux],
-                                  universal_newlines=True)
-    for line in out.splitlines():
-        f = line.split()
-        if len(f) > 2 and f[1] == name:
-            return int(f[2], 16)
-    syms = {}
-    for line in subprocess.check_output(["nm", vmlinux],
-                                        universal_newlines=True).splitlines():
-        f = line.split()
-        if len(f) == 3 and f[2] in ("__start_" + name, "__stop_" + name):
-            syms[f[2]] = int(f[0], 16)
-    if len(syms) == 2:
-        return syms["__stop_" + name] - syms["__start_" + name]
-    return None
-
-
 HOOK_FUNCS = [
     "__kmalloc", "__kmalloc_noprof", "kmalloc_trace", "kmalloc_trace_noprof",
     "kmem_cache_alloc", "kmem_cache_alloc_noprof", "kfree", "kmem_cache_free",
@@ -510,23 +451,13 @@ def summarise(results, venue, cfgs):
     return "\n".join(lines)
 
 
-def git_commit():
-    try:
-        return subprocess.check_output(
-            ["git", "-C", TOP, "describe", "--always", "--dirty"],
-            universal_newlines=True).strip()
-    except (OSError, subprocess.CalledProcessError):
-        return "unknown"
-
-
 def run_meta(kernels, flags):
     """What results.json records besides the figures: the commit of this
     repository, the sha1 of each kernel's .config, the flags."""
     cfgs = {}
     for (venue, k), (_, _, out) in sorted(kernels.items()):
-        with open(os.path.join(out, ".config"), "rb") as f:
-            cfgs["%s/%s" % (venue, k)] = hashlib.sha1(f.read()).hexdigest()
-    return {"commit": git_commit(), "configs": cfgs, "flags": flags,
+        cfgs["%s/%s" % (venue, k)] = sha1(os.path.join(out, ".config"))
+    return {"commit": git(TOP, "describe", "--always", "--dirty"), "configs": cfgs, "flags": flags,
             "fragments": {"qemu": [os.path.relpath(f, TOP)
                                    for f in VENUE_BUILD["qemu"][2]]}}
 
@@ -648,7 +579,7 @@ def main():
                 mem["%s/size-%s" % (venue, k)] = size_of(
                     os.path.join(kernels[(venue, k)][2], "vmlinux"))
             v = os.path.join(kernels[(venue, "on")][2], "vmlinux")
-            mem["%s/alloc_tags_section" % venue] = section_size(v, "alloc_tags")
+            mem["%s/alloc_tags_section" % venue] = section_bytes(v, "alloc_tags")
             for k in ("off", "on"):
                 mem["%s/module-%s" % (venue, k)] = hook_stats(
                     kernels[(venue, k)][1], None)
@@ -659,7 +590,7 @@ def main():
                 for k in ("off", "on"):
                     mem["qemu/ml-size-%s" % k] = size_of(
                         os.path.join(kernels[("qemu", "ml-" + k)][2], "vmlinux"))
-                mem["qemu/ml-alloc_tags_section"] = section_size(
+                mem["qemu/ml-alloc_tags_section"] = section_bytes(
                     os.path.join(kernels[("qemu", "ml-on")][2], "vmlinux"),
                     "alloc_tags")
         json.dump(mem, open(mpath, "w"), indent=1)

@@ -29,20 +29,17 @@ report is build/scale/scale.md.  At most one QEMU runs at a time, under
 nice -n 10; builds run under nice -n 19 with two jobs.
 """
 import argparse
-import hashlib
 import json
 import os
 import re
-import shutil
 import statistics
 import subprocess
 import sys
 import time
 
-HERE = os.path.dirname(os.path.abspath(__file__))
+from benchlib import HERE, TOP, T, git, host_tsc_khz, kv, logger, runner, sha1
+
 SCALE = os.path.join(HERE, "scale")
-TOP = os.path.abspath(os.path.join(HERE, "../../../.."))
-T = os.path.join(TOP, "tools/testing/allocprof")
 OUT = os.path.join(TOP, "build/scale")
 # The kernels are run.py's (make bench): build/bench/out/q-* and
 # build/bench-6.12/out-*, in this tree or in BENCH_TOP.
@@ -100,14 +97,8 @@ NICE_BUILD = ["nice", "-n", "19"]
 NICE_QEMU = ["nice", "-n", "10"]
 
 
-def log(msg):
-    sys.stderr.write("scale: %s\n" % msg)
-    sys.stderr.flush()
-
-
-def run(cmd, **kw):
-    log("$ " + " ".join(cmd))
-    subprocess.check_call(cmd, **kw)
+log = logger("scale")
+run = runner(log)
 
 
 # --------------------------------------------------------------------------
@@ -158,14 +149,6 @@ def build_tool():
 # Boots
 
 
-def host_tsc_khz():
-    with open("/proc/cpuinfo") as f:
-        for line in f:
-            if line.startswith("cpu MHz"):
-                return int(float(line.split(":")[1]) * 1000)
-    return 0
-
-
 def boot(venue, kernel, files, append, cpus, mem, timeout):
     env = dict(os.environ)
     if venue == "icount":
@@ -184,10 +167,6 @@ def boot(venue, kernel, files, append, cpus, mem, timeout):
     p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                        universal_newlines=True, errors="replace", env=env)
     return p.returncode, p.stdout
-
-
-def kv(s):
-    return {k: int(v) for k, v in re.findall(r"(\w+)=(-?\d+)", s)}
 
 
 def parse(item, text):
@@ -239,22 +218,13 @@ def parse(item, text):
 # Metadata
 
 
-def git(path, *args):
-    try:
-        return subprocess.check_output(["git", "-C", path] + list(args),
-                                       universal_newlines=True).strip()
-    except (OSError, subprocess.CalledProcessError):
-        return "unknown"
-
-
 def meta(flags):
     cfgs = {}
     for k, d in sorted(KERNELS.items()):
         p = os.path.join(d, ".config")
         if os.path.exists(p):
-            with open(p, "rb") as f:
-                cfgs[k] = {"path": d, "image": os.path.join(d, IMAGE),
-                           "config_sha1": hashlib.sha1(f.read()).hexdigest()}
+            cfgs[k] = {"path": d, "image": os.path.join(d, IMAGE),
+                       "config_sha1": sha1(p)}
     qemu = subprocess.run(["qemu-system-x86_64", "--version"],
                           stdout=subprocess.PIPE, universal_newlines=True)
     return {

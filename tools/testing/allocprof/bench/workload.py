@@ -31,19 +31,16 @@ kernel paths, each kernel's .config sha1, the flags) and workload.md.
 Runs QEMU one at a time under nice -n 10; builds no kernel.
 """
 import argparse
-import hashlib
 import json
 import os
 import re
-import shutil
 import statistics
 import subprocess
 import sys
 import time
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-TOP = os.path.abspath(os.path.join(HERE, "../../../.."))
-T = os.path.join(TOP, "tools/testing/allocprof")
+from benchlib import HERE, TOP, T, git, host_tsc_khz, logger, read_config, sha1
+
 WL = os.path.join(HERE, "workload")
 OUT = os.path.join(TOP, "build/workload")
 BIN = os.path.join(OUT, "bin")
@@ -85,9 +82,7 @@ FIGURES = [
 ]
 
 
-def log(msg):
-    sys.stderr.write("workload: %s\n" % msg)
-    sys.stderr.flush()
+log = logger("workload")
 
 
 def kernel_dirs(perf):
@@ -104,40 +99,9 @@ def image(kdir):
     return os.path.join(kdir, "arch/x86/boot/bzImage")
 
 
-def sha1(path):
-    with open(path, "rb") as f:
-        return hashlib.sha1(f.read()).hexdigest()
-
-
 def config_opts(kdir, names):
-    have = {}
-    for line in open(os.path.join(kdir, ".config")):
-        line = line.strip()
-        m = re.match(r"^(CONFIG_\w+)=(.*)$", line)
-        if m:
-            have[m.group(1)] = m.group(2)
-        m = re.match(r"^# (CONFIG_\w+) is not set$", line)
-        if m:
-            have[m.group(1)] = "n"
+    have = read_config(os.path.join(kdir, ".config"))
     return {n: have.get(n, "absent") for n in names}
-
-
-def git(d, *args):
-    try:
-        return subprocess.check_output(["git", "-C", d] + list(args),
-                                       universal_newlines=True).strip()
-    except (OSError, subprocess.CalledProcessError):
-        return "unknown"
-
-
-def host_tsc_khz():
-    """Without -icount the guest TSC runs at the host's rate; tinyconfig
-    has no HPET or PM timer to calibrate it against (see run.py)."""
-    with open("/proc/cpuinfo") as f:
-        for line in f:
-            if line.startswith("cpu MHz"):
-                return int(float(line.split(":")[1]) * 1000)
-    return 0
 
 
 def build_progs():

@@ -16,11 +16,12 @@ import json
 import os
 import re
 import statistics
-import subprocess
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-TOP = os.path.abspath(os.path.join(HERE, "../../../.."))
+sys.path.insert(0, os.path.join(HERE, "../bench"))
+from benchlib import TOP, section_bytes, size_of  # noqa: E402
+
 B = os.path.join(TOP, "build")
 L = os.environ.get("DISTRO_LOGS", os.path.join(B, "distro-logs"))
 OUT = os.environ.get("DISTRO_OUT", os.path.join(B, "distro"))
@@ -50,39 +51,6 @@ SPLAT = re.compile(
     r"rcu_sched detected stalls|rcu: INFO|kernel BUG at|slab error in|"
     r"Slab corruption|alloc_tag: .*(not cleared|charged twice|without a tag|"
     r"unknown tag)")
-
-
-def sh(cmd):
-    try:
-        return subprocess.check_output(cmd, universal_newlines=True,
-                                       stderr=subprocess.DEVNULL)
-    except (OSError, subprocess.CalledProcessError):
-        return ""
-
-
-def size_of(path):
-    out = sh(["size", path]).splitlines()
-    if len(out) < 2:
-        return None
-    f = out[1].split()
-    return {"text": int(f[0]), "data": int(f[1]), "bss": int(f[2])}
-
-
-def section_bytes(vmlinux, name):
-    """Bytes of a section; alloc_tags sits inside .data between
-    __start_/__stop_ symbols, so fall back to those."""
-    for line in sh(["objdump", "-h", vmlinux]).splitlines():
-        f = line.split()
-        if len(f) > 2 and f[1] == name:
-            return int(f[2], 16)
-    syms = {}
-    for line in sh(["nm", vmlinux]).splitlines():
-        f = line.split()
-        if len(f) == 3 and f[2] in ("__start_" + name, "__stop_" + name):
-            syms[f[2]] = int(f[0], 16)
-    if len(syms) == 2:
-        return syms["__stop_" + name] - syms["__start_" + name]
-    return None
 
 
 def build_info(kind):
