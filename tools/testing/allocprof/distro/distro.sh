@@ -229,7 +229,10 @@ build() {
 	awk '/^=== /{buf=""} {buf = buf $0 "\n"} END {printf "%s", buf}' "$log" |
 		grep -E ': error: |^make\[[0-9]+\]: \*\*\* |Error [0-9]+$|undefined!?$|ERROR: ' \
 		>"$out/build-errors.txt"
-	grep -E ': warning: ' "$log" | sed "s|$src/||" | sort -u >"$out/build-warnings.txt"
+	# This session's part of the log only, as for the errors: earlier
+	# sessions may have compiled other sources.
+	awk '/^=== /{buf=""} {buf = buf $0 "\n"} END {printf "%s", buf}' "$log" |
+		grep -E ': warning: ' | sed "s|$src/||" | sort -u >"$out/build-warnings.txt"
 	local nko norder
 	nko=$(find "$out" -name '*.ko' | wc -l)
 	norder=$(cat "$out/modules.order" 2>/dev/null | wc -l)
