@@ -9,3 +9,29 @@ check() { # check NAME COMMAND...
 	if "$@"; then pass "$name"; else fail "$name"; fi
 }
 sysctl_val() { cat /proc/sys/vm/mem_profiling; }
+# slab_kb: kB in slab pages.  Every slab page comes from alloc_slab_page();
+# SLUB counts each cache's slabs (/sys/kernel/slab/CACHE/slabs, with
+# CONFIG_SLUB_DEBUG; merged caches are symlinks, counted once) at the
+# cache's order.  Without those files, meminfo's Slab, which on 6.1 also
+# counts kmalloc()s too large for a slab (kmalloc_large(), charged to their
+# callers' sites): then only an upper bound, close on a small system.
+slab_kb() {
+	pk=$(awk '/^KernelPageSize:/ {print $2; exit}' /proc/self/smaps 2>/dev/null)
+	[ -n "$pk" ] || pk=4
+	if [ -f /sys/kernel/slab/kmalloc-128/slabs ]; then
+		t=0
+		for d in /sys/kernel/slab/*; do
+			[ -L "$d" ] && continue
+			n=$(cut -d' ' -f1 "$d/slabs") o=$(cat "$d/order")
+			t=$((t + n * (pk << o)))
+		done
+		echo "$t"
+	else
+		awk '/^Slab:/ {print $2}' /proc/meminfo
+	fi
+}
+# slab_tag_kb: kB charged to alloc_slab_page() (allocate_slab() if inlined).
+slab_tag_kb() {
+	grep 'func:allocate_slab$\|func:alloc_slab_page$' /proc/allocinfo |
+		awk '{s += $1} END {printf "%d", s / 1024}'
+}

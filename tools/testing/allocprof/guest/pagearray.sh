@@ -10,11 +10,11 @@ check "array: slab pages are charged" [ "$pg" -gt 0 ]
 check "array: no metadata failures" sh -c "! dmesg | grep -q 'no memory for tag metadata'"
 # The array exists before the first page is allocated: every slab page is
 # charged, as in flags mode (same tolerance as allocinfo.sh).
-slab_kb=$(awk '/^Slab:/ {print $2}' /proc/meminfo)
-tag_kb=$(grep 'func:allocate_slab$\|func:alloc_slab_page$' /proc/allocinfo | awk '{s += $1} END {printf "%d", s / 1024}')
-echo "meminfo Slab: $slab_kb kB, allocinfo slab pages: $tag_kb kB"
+slab_kb=$(slab_kb)
+tag_kb=$(slab_tag_kb)
+echo "slab pages: $slab_kb kB, allocinfo slab pages: $tag_kb kB"
 diff_kb=$((slab_kb > tag_kb ? slab_kb - tag_kb : tag_kb - slab_kb))
-check "array: slab pages in allocinfo match meminfo Slab" [ "$diff_kb" -le $((slab_kb / 20 + 64)) ]
+check "array: slab pages in allocinfo match SLUB's count" [ "$diff_kb" -le $((slab_kb / 20 + 64)) ]
 sync; echo 3 > /proc/sys/vm/drop_caches 2>/dev/null
 nz=$(sed 1,2d /proc/allocinfo | awk '$1 > 0' | wc -l)
 check "array: sites still hold memory" [ "$nz" -ge 100 ]
