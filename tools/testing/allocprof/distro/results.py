@@ -368,8 +368,8 @@ def report():
              "SPARSEMEM_VMEMMAP, FORTIFY_SOURCE, JUMP_LABEL and -O2 are "
              "Debian's.")
     o.append("")
-    o.append("Build (nice 19, `-j2`, ccache, sharing two cores with other "
-             "builds): %s, %d session(s), %s wall, %s CPU; **%d modules** "
+    o.append("Build (nice 19, `-j2`, ccache; the host's load is not "
+             "recorded, say what else ran): %s, %d session(s), %s wall, %s CPU; **%d modules** "
              "(%d in modules.order); %d error lines, %d warnings."
              % ("complete" if s["built"] else "**not complete**",
                 len(s["sessions"]), hms(s["wall_s"]), hms(s["cpu_s"]), s["ko"],
