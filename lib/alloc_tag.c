@@ -26,7 +26,6 @@
 #include <linux/percpu.h>
 #include <linux/pgalloc_tag.h>
 #include <linux/preempt.h>
-#include <linux/rcupdate.h>
 #include <linux/proc_fs.h>
 #include <linux/sched.h>
 #include <linux/seq_buf.h>
@@ -351,22 +350,30 @@ late_initcall_sync(alloc_tag_metadata_report);
 
 /*
  * vmlinux tags are numbered 1..n by their place in the section.  A module's
- * tags take free numbers above n when it loads, kept in codetag.flags and
- * found again through a table.  0 means "no tag".  The numbers of a module
- * are given back when its tags are released, which happens only once
- * nothing is charged to them (alloc_tag_module_unload()): no page can hold
- * such a number any more, so it can be given to another tag.
+ * tags take free numbers above n when it loads.  Every tag keeps its number
+ * in codetag.flags (vmlinux tags from pgalloc_tag_early_init() on), and
+ * module tags are found again through a table.  0 means "no tag".  The
+ * numbers of a module are given back when its tags are released, which
+ * happens only once nothing is charged to them (alloc_tag_module_unload()):
+ * no page can hold such a number any more, so it can be given to another
+ * tag.
+ *
+ * The table only grows, and a table replaced by a larger one is kept (a
+ * few KiB at most), so that a page's free looks its tag up without RCU,
+ * whose read side is a call on preemptible kernels.
  */
 struct pgtag_mod_table {
-	struct rcu_head rcu;
 	u32 size;
 	struct alloc_tag *tags[];
 };
 
-static struct pgtag_mod_table __rcu *pgtag_mod_table;
+static struct pgtag_mod_table pgtag_mod_none;	/* no module numbered yet */
+static struct pgtag_mod_table *pgtag_mod_table = &pgtag_mod_none;
 static unsigned long *pgtag_mod_used;	/* slots of the table in use */
 static u32 pgtag_mod_limit;		/* how many slots pages can name */
 static DEFINE_MUTEX(pgtag_mod_lock);
+/* The number of vmlinux tags, for the page hooks; set before any page is. */
+static u32 pgtag_nr_vmlinux __ro_after_init;
 
 static inline u32 nr_vmlinux_tags(void)
 {
@@ -375,52 +382,37 @@ static inline u32 nr_vmlinux_tags(void)
 
 static __always_inline u32 alloc_tag_to_index(struct alloc_tag *tag)
 {
-	if (tag >= __start_alloc_tags && tag < __stop_alloc_tags)
-		return tag - __start_alloc_tags + 1;
 	return tag->ct.flags & ALLOC_TAG_INDEX_MASK;
 }
 
-static noinline struct alloc_tag *alloc_tag_from_mod_index(u32 idx)
-{
-	struct pgtag_mod_table *table;
-	struct alloc_tag *tag = NULL;
-
-	idx -= nr_vmlinux_tags() + 1;
-	rcu_read_lock();
-	table = rcu_dereference(pgtag_mod_table);
-	if (table && idx < table->size)
-		tag = READ_ONCE(table->tags[idx]);
-	rcu_read_unlock();
-	return tag;
-}
-
+/* The tag of number @idx (not 0), or NULL if no tag has it. */
 static __always_inline struct alloc_tag *alloc_tag_from_index(u32 idx)
 {
-	if (likely(idx <= nr_vmlinux_tags()))
-		return &__start_alloc_tags[idx - 1];
-	return alloc_tag_from_mod_index(idx);
-}
+	const struct pgtag_mod_table *table;
 
-static struct pgtag_mod_table *pgtag_mod_table_locked(void)
-{
-	return rcu_dereference_protected(pgtag_mod_table,
-					 lockdep_is_held(&pgtag_mod_lock));
+	if (likely(idx <= pgtag_nr_vmlinux))
+		return &__start_alloc_tags[idx - 1];
+	/* Pairs with smp_store_release() in pgtag_mod_table_grow(). */
+	table = READ_ONCE(pgtag_mod_table);
+	idx -= pgtag_nr_vmlinux + 1;
+	if (likely(idx < table->size))
+		return READ_ONCE(table->tags[idx]);
+	return NULL;
 }
 
 /* Make room for @want slots; false if the table cannot grow that far. */
 static bool pgtag_mod_table_grow(u32 want)
 {
-	struct pgtag_mod_table *table, *old;
+	struct pgtag_mod_table *table, *old = pgtag_mod_table;
 	unsigned long *used;
 	u32 size;
 
 	lockdep_assert_held(&pgtag_mod_lock);
-	old = pgtag_mod_table_locked();
-	if (old && old->size >= want)
+	if (old->size >= want)
 		return true;
 	if (want > pgtag_mod_limit)
 		return false;
-	size = max3(want, old ? 2 * old->size : 0, 256U);
+	size = max3(want, 2 * old->size, 256U);
 	size = min(size, pgtag_mod_limit);
 	table = kvzalloc(struct_size(table, tags, size), GFP_KERNEL);
 	used = bitmap_zalloc(size, GFP_KERNEL);
@@ -430,15 +422,15 @@ static bool pgtag_mod_table_grow(u32 want)
 		return false;
 	}
 	table->size = size;
-	if (old) {
-		memcpy(table->tags, old->tags, old->size * sizeof(old->tags[0]));
+	memcpy(table->tags, old->tags, old->size * sizeof(old->tags[0]));
+	if (pgtag_mod_used)
 		bitmap_copy(used, pgtag_mod_used, old->size);
-	}
 	bitmap_free(pgtag_mod_used);
 	pgtag_mod_used = used;
-	rcu_assign_pointer(pgtag_mod_table, table);
-	if (old)
-		kvfree_rcu(old, rcu);
+	/* Filled before it is seen; lookups may still read the old one. */
+	smp_store_release(&pgtag_mod_table, table);
+	if (old != &pgtag_mod_none)
+		kmemleak_not_leak(old);
 	return true;
 }
 
@@ -455,15 +447,15 @@ static void pgtag_register_module(struct alloc_tag *tags, size_t n,
 	size_t i;
 
 	mutex_lock(&pgtag_mod_lock);
-	table = pgtag_mod_table_locked();
+	table = pgtag_mod_table;
 	for (i = 0; i < n; i++) {
-		if (table)
+		if (table->size)
 			slot = find_next_zero_bit(pgtag_mod_used, table->size,
 						  slot);
-		if (!table || slot >= table->size) {
-			if (!pgtag_mod_table_grow((table ? table->size : 0) + 1))
+		if (slot >= table->size) {
+			if (!pgtag_mod_table_grow(table->size + 1))
 				break;
-			table = pgtag_mod_table_locked();
+			table = pgtag_mod_table;
 		}
 		__set_bit(slot, pgtag_mod_used);
 		tags[i].ct.flags = nr_vmlinux_tags() + 1 + slot;
@@ -482,12 +474,12 @@ static void pgtag_unregister_module(struct alloc_tag *tags, size_t n)
 	size_t i;
 
 	mutex_lock(&pgtag_mod_lock);
-	table = pgtag_mod_table_locked();
+	table = pgtag_mod_table;
 	for (i = 0; i < n; i++) {
 		u32 idx = tags[i].ct.flags & ALLOC_TAG_INDEX_MASK;
 		u32 slot = idx - nr_vmlinux_tags() - 1;
 
-		if (idx && table && slot < table->size) {
+		if (idx && slot < table->size) {
 			WRITE_ONCE(table->tags[slot], NULL);
 			__clear_bit(slot, pgtag_mod_used);
 		}
@@ -534,9 +526,18 @@ struct pgtag_dir {
 	u32 *chunk[];
 };
 
+/*
+ * pgtag_mode says where tags live, for everything but the hooks' fast
+ * paths, which take the array behind pgtag_array_key when the flags field
+ * exists (without a field there is only the array).  A kernel that has no
+ * storage sends the hooks to an empty directory: every page then fails to
+ * keep its tag, and its site is marked inaccurate.
+ */
 static enum pgtag_mode pgtag_mode __read_mostly =
 	ALLOC_TAG_WIDTH ? PGTAG_FLAGS : PGTAG_NONE;
-static struct pgtag_dir *pgtag_dir __read_mostly;
+static DEFINE_STATIC_KEY_FALSE(pgtag_array_key);
+static struct pgtag_dir pgtag_dir_none;
+static struct pgtag_dir *pgtag_dir __read_mostly = &pgtag_dir_none;
 static atomic_long_t pgtag_chunks;	/* chunks allocated */
 static DEFINE_MUTEX(pgtag_dir_lock);	/* allocates chunks after boot */
 static bool pgtag_force_array __initdata;
@@ -555,62 +556,77 @@ static int __init pgtag_storage_param(char *arg)
 }
 early_param("mem_profiling_page_tags", pgtag_storage_param);
 
-/* The array slot of @page, or NULL if its memory has none. */
-static __always_inline u32 *pgtag_slot(struct page *page)
+static __always_inline bool pgtag_in_array(void)
+{
+	return !ALLOC_TAG_WIDTH || static_branch_unlikely(&pgtag_array_key);
+}
+
+/*
+ * The array chunk that holds @page's slot, or NULL if its memory has none;
+ * @off: the slot's place in it.  (A slot's address is never tested for
+ * NULL: that would cost a test on every hook.)
+ */
+static __always_inline u32 *pgtag_chunk(struct page *page, unsigned long *off)
 {
 	const struct pgtag_dir *dir = READ_ONCE(pgtag_dir);
 	unsigned long pfn = page_to_pfn(page);
 	unsigned long c = pfn >> PGTAG_CHUNK_SHIFT;
-	u32 *chunk;
 
+	*off = pfn & (PGTAG_CHUNK_PAGES - 1);
 	if (unlikely(c >= dir->nr))
 		return NULL;
-	chunk = READ_ONCE(dir->chunk[c]);
-	return likely(chunk) ? &chunk[pfn & (PGTAG_CHUNK_PAGES - 1)] : NULL;
+	return READ_ONCE(dir->chunk[c]);
 }
 
 static __always_inline u32 pgtag_get(struct page *page)
 {
-	u32 *slot;
+	unsigned long off;
+	u32 *chunk;
 
-	switch (pgtag_mode) {
-	case PGTAG_FLAGS:
+	if (!pgtag_in_array())
 		return (READ_ONCE(page->flags) & PGTAG_FLAGS_MASK) >>
 		       ALLOC_TAG_PGOFF;
-	case PGTAG_ARRAY:
-		slot = pgtag_slot(page);
-		return slot ? READ_ONCE(*slot) : 0;
-	default:
-		return 0;
-	}
+	chunk = pgtag_chunk(page, &off);
+	return likely(chunk) ? READ_ONCE(chunk[off]) : 0;
 }
 
-/* Return false if @page cannot hold @idx. */
-static __always_inline bool pgtag_set(struct page *page, u32 idx)
+/*
+ * Give @page tag number @idx; false if it cannot hold it.  In the flags
+ * field no check is needed: pgtag_mod_limit keeps every number in range.
+ * @in_use: someone else may change other bits of page->flags meanwhile.
+ * A page being allocated has just left the free lists and nobody else
+ * holds it: 6.1's own prep_new_page() then sets PG_head with a plain
+ * store into the same word.
+ */
+static __always_inline bool pgtag_store(struct page *page, u32 idx,
+					bool in_use)
 {
-	unsigned long old, new;
-	u32 *slot;
+	unsigned long old, new, off;
+	u32 *chunk;
 
-	switch (pgtag_mode) {
-	case PGTAG_FLAGS:
-		if (ALLOC_TAG_WIDTH < 32 && idx >= BIT(ALLOC_TAG_WIDTH))
+	if (pgtag_in_array()) {
+		chunk = pgtag_chunk(page, &off);
+		if (unlikely(!chunk))
 			return false;
-		/* Other bits of page->flags may change under us. */
-		old = READ_ONCE(page->flags);
-		do {
-			new = (old & ~PGTAG_FLAGS_MASK) |
-			      ((unsigned long)idx << ALLOC_TAG_PGOFF);
-		} while (!try_cmpxchg(&page->flags, &old, new));
+		WRITE_ONCE(chunk[off], idx);
 		return true;
-	case PGTAG_ARRAY:
-		slot = pgtag_slot(page);
-		if (!slot)
-			return false;
-		WRITE_ONCE(*slot, idx);
-		return true;
-	default:
-		return false;
 	}
+	old = READ_ONCE(page->flags);
+	do {
+		new = (old & ~PGTAG_FLAGS_MASK) |
+		      ((unsigned long)idx << ALLOC_TAG_PGOFF);
+		if (!in_use) {
+			WRITE_ONCE(page->flags, new);
+			break;
+		}
+	} while (!try_cmpxchg(&page->flags, &old, new));
+	return true;
+}
+
+/* Set the tag of a page in use: split, migration. */
+static bool pgtag_set(struct page *page, u32 idx)
+{
+	return pgtag_store(page, idx, true);
 }
 
 #if defined(CONFIG_MEM_ALLOC_PROFILING_DEBUG) && defined(CONFIG_STACKTRACE) && \
@@ -627,15 +643,16 @@ void __pgalloc_tag_add(struct page *page, unsigned int nr)
 	struct alloc_tag *tag = current->alloc_tag;
 	u32 idx;
 
-	if (unlikely(!tag))
-		pgalloc_report_untagged();
-	if (!alloc_tag_is_real(tag) || pgtag_mode == PGTAG_NONE)
+	if (unlikely(!alloc_tag_is_real(tag))) {
+		if (!tag)
+			pgalloc_report_untagged();
 		return;
+	}
 	idx = alloc_tag_to_index(tag);
 #ifdef CONFIG_MEM_ALLOC_PROFILING_DEBUG
 	WARN_ONCE(pgtag_get(page), "alloc_tag: page charged twice or tag not cleared on free\n");
 #endif
-	if (!idx || !pgtag_set(page, idx)) {
+	if (unlikely(!idx || !pgtag_store(page, idx, false))) {
 		alloc_tag_metadata_failed(tag);
 		return;
 	}
@@ -644,50 +661,61 @@ void __pgalloc_tag_add(struct page *page, unsigned int nr)
 }
 
 /*
- * A page being freed: its refcount is zero, so nobody else takes a
- * reference and changes its flags, except memory_failure(), which sets
- * PG_hwpoison on any page; free_pages_prepare() clears flags with a plain
- * store too, with the same race.  Only for pages being freed.
+ * The tag number of a page being freed, which is cleared.  Its refcount is
+ * zero, so nobody else takes a reference and changes its flags, except
+ * memory_failure(), which sets PG_hwpoison on any page;
+ * free_pages_prepare() clears flags with a plain store too, with the same
+ * race.  Only for pages being freed.
  */
-static __always_inline void pgtag_clear_freed(struct page *page)
+static __always_inline u32 pgtag_take_freed(struct page *page)
 {
-	u32 *slot;
+	unsigned long flags, off;
+	u32 *chunk, idx;
 
-	switch (pgtag_mode) {
-	case PGTAG_FLAGS:
-		WRITE_ONCE(page->flags, page->flags & ~PGTAG_FLAGS_MASK);
-		break;
-	case PGTAG_ARRAY:
-		slot = pgtag_slot(page);
-		if (slot)
-			WRITE_ONCE(*slot, 0);
-		break;
-	default:
-		break;
+	if (pgtag_in_array()) {
+		chunk = pgtag_chunk(page, &off);
+		if (unlikely(!chunk))
+			return 0;
+		idx = READ_ONCE(chunk[off]);
+		if (idx)
+			WRITE_ONCE(chunk[off], 0);
+		return idx;
 	}
+	flags = READ_ONCE(page->flags);
+	idx = (flags & PGTAG_FLAGS_MASK) >> ALLOC_TAG_PGOFF;
+	if (idx)
+		WRITE_ONCE(page->flags, flags & ~PGTAG_FLAGS_MASK);
+	return idx;
 }
 
-/* Release @nr pages' bytes (and a call) of tag number @idx; its tag. */
-static __always_inline struct alloc_tag *pgtag_uncharge(u32 idx,
-							unsigned int nr,
-							bool calls)
+/*
+ * Release @nr pages' bytes of tag number @idx.  With @first, also the
+ * allocation itself (a call) and its captured stack, which @page, the
+ * block's first page, keys (@page is NULL without @first).
+ */
+static __always_inline void pgtag_uncharge(u32 idx, unsigned int nr,
+					   bool first, struct page *page)
 {
-	struct alloc_tag *tag = alloc_tag_from_index(idx);
+	struct alloc_tag *tag;
 
-	if (WARN_ONCE(!tag, "alloc_tag: page names unknown tag %u\n", idx))
-		return NULL;
-	alloc_tag_counters_add(tag, -((s64)nr << PAGE_SHIFT), calls ? -1 : 0);
-	return tag;
+	/* Only a module's number can name no tag: test there only. */
+	if (likely(idx <= pgtag_nr_vmlinux)) {
+		tag = &__start_alloc_tags[idx - 1];
+	} else {
+		tag = alloc_tag_from_index(idx);
+		if (WARN_ONCE(!tag, "alloc_tag: page names unknown tag %u\n", idx))
+			return;
+	}
+	alloc_tag_counters_add(tag, -((s64)nr << PAGE_SHIFT), first ? -1 : 0);
+	alloc_tag_capture_page_sub(first ? page : NULL, tag);
 }
 
 void __pgalloc_tag_sub(struct page *page, unsigned int nr)
 {
-	u32 idx = pgtag_get(page);
+	u32 idx = pgtag_take_freed(page);
 
-	if (!idx)
-		return;
-	pgtag_clear_freed(page);
-	alloc_tag_capture_sub(pgtag_uncharge(idx, nr, true), (unsigned long)page);
+	if (idx)
+		pgtag_uncharge(idx, nr, true, page);
 }
 
 unsigned int __pgalloc_tag_peek(struct page *page)
@@ -701,7 +729,7 @@ unsigned int __pgalloc_tag_peek(struct page *page)
 
 void __pgalloc_tag_sub_tail(unsigned int tag, unsigned int nr)
 {
-	pgtag_uncharge(tag, nr, false);
+	pgtag_uncharge(tag, nr, false, NULL);
 }
 
 void __pgalloc_tag_split(struct page *page, unsigned int nr)
@@ -733,7 +761,7 @@ void __pgalloc_tag_move(struct page *dst, struct page *src, unsigned int nr)
 	/* Both pages are in use: other flags may change, use pgtag_set(). */
 	if (didx) {
 		pgtag_set(dst, 0);
-		alloc_tag_capture_sub(pgtag_uncharge(didx, nr, true), (unsigned long)dst);
+		pgtag_uncharge(didx, nr, true, dst);
 	}
 	if (!sidx || !pgtag_set(dst, sidx))
 		return;
@@ -769,15 +797,22 @@ void __init pgalloc_tag_early_init(void)
 	unsigned long start, end, last = 0, c, nr;
 	struct pgtag_dir *dir;
 	int i, nid;
+	u32 t;
 
 	if (mem_profiling_never)
 		return;
+	pgtag_nr_vmlinux = nr_vmlinux_tags();
+	for (t = 0; t < pgtag_nr_vmlinux; t++)
+		__start_alloc_tags[t].ct.flags |= t + 1;
 	if (pgtag_mode == PGTAG_FLAGS) {
 		if (pgtag_flags_fit())
 			return;
 		pgtag_too_many_tags = true;
 		pgtag_mode = PGTAG_NONE;
 	}
+	/* From here on the hooks use the array, or find no room in it. */
+	if (ALLOC_TAG_WIDTH)
+		static_branch_enable(&pgtag_array_key);
 	for_each_mem_pfn_range(i, MAX_NUMNODES, &start, &end, &nid)
 		last = max(last, end);
 	/* Room in the directory for memory that may be hot-added later. */

@@ -579,6 +579,19 @@ out:
 }
 
 /**
+ * __alloc_tag_capture_page_sub() - the slow path of alloc_tag_capture_page_sub()
+ * @page: the first page of the block being freed
+ * @tag: its tag, or NULL
+ *
+ * Context: any context.
+ */
+void __cold __alloc_tag_capture_page_sub(struct page *page,
+					 struct alloc_tag *tag)
+{
+	alloc_tag_capture_sub(tag, (unsigned long)page);
+}
+
+/**
  * __alloc_tag_capture_sub() - an object of a selected site is freed
  * @tag: its tag
  * @key: as given to __alloc_tag_capture_add()

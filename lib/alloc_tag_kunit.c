@@ -22,6 +22,8 @@
 #include <linux/string.h>
 #include <linux/vmalloc.h>
 
+#include "../mm/slab.h"
+
 #ifdef MODULE
 #define TEST_MODNAME	KBUILD_MODNAME
 #else
@@ -629,11 +631,77 @@ static void alloc_tag_test_switch(struct kunit *test)
 	expect_site(test, l2, 0, 0);
 }
 
+/*
+ * Where the slab hooks find an object's extension must be obj_to_index()'s
+ * entry for every object of a slab.  The counts of the other
+ * cases would not see a wrong one: the charge and the release of an
+ * object would agree on the wrong slot.
+ */
+static void obj_index_check_cache(struct kunit *test, struct kmem_cache *s)
+{
+	void *obj, *kfence = NULL;
+	struct slab *slab;
+	unsigned int i;
+	void *p;
+
+	/* A KFENCE object's slab holds only it: take another. */
+	obj = kmem_cache_alloc(s, GFP_KERNEL);
+	if (obj && is_kfence_address(obj)) {
+		kfence = obj;
+		obj = kmem_cache_alloc(s, GFP_KERNEL);
+	}
+	if (kfence)
+		kmem_cache_free(s, kfence);
+	KUNIT_ASSERT_NOT_NULL(test, obj);
+	KUNIT_ASSERT_FALSE(test, is_kfence_address(obj));
+	slab = virt_to_slab(obj);
+	KUNIT_ASSERT_NOT_NULL(test, slab);
+	for (i = 0; i < slab->objects; i++) {
+		p = slab_address(slab) + i * s->size + s->red_left_pad;
+		KUNIT_EXPECT_EQ_MSG(test, slab_obj_ext_offset(s, slab, p),
+				    i * sizeof(struct slabobj_ext),
+				    "%s (size %u), object %u of %u", s->name,
+				    s->size, i, slab->objects);
+		KUNIT_EXPECT_EQ_MSG(test, obj_to_index(s, slab, p), i,
+				    "%s, object %u", s->name, i);
+	}
+	kmem_cache_free(s, obj);
+}
+
+static void alloc_tag_test_obj_index(struct kunit *test)
+{
+	/* Sizes that are not powers of 2, with and without red zones. */
+	static const unsigned int sizes[] = { 24, 40, 104, 200, 328, 1000, 3000 };
+	static const slab_flags_t flags[] = { 0, SLAB_RED_ZONE };
+	struct kmem_cache *s;
+	unsigned int i, f, caches = 0;
+
+	for (i = 0; i <= KMALLOC_SHIFT_HIGH; i++) {
+		s = kmalloc_caches[KMALLOC_NORMAL][i];
+		if (s) {
+			obj_index_check_cache(test, s);
+			caches++;
+		}
+	}
+	/* Not 0: a loop that checked nothing must not pass. */
+	KUNIT_EXPECT_GT(test, caches, 10U);
+	for (f = 0; f < ARRAY_SIZE(flags); f++) {
+		for (i = 0; i < ARRAY_SIZE(sizes); i++) {
+			s = kmem_cache_create("alloc_tag_test_index", sizes[i],
+					      8, flags[f], NULL);
+			KUNIT_ASSERT_NOT_NULL(test, s);
+			obj_index_check_cache(test, s);
+			kmem_cache_destroy(s);
+		}
+	}
+}
+
 static struct kunit_case alloc_tag_test_cases[] = {
 	KUNIT_CASE(alloc_tag_test_kmalloc),
 	KUNIT_CASE(alloc_tag_test_arrays),
 	KUNIT_CASE(alloc_tag_test_krealloc),
 	KUNIT_CASE(alloc_tag_test_kmem_cache),
+	KUNIT_CASE(alloc_tag_test_obj_index),
 	KUNIT_CASE(alloc_tag_test_kvmalloc),
 	KUNIT_CASE(alloc_tag_test_helpers),
 	KUNIT_CASE(alloc_tag_test_kvasprintf),

@@ -59,6 +59,7 @@ void __alloc_tag_capture_page_move(struct alloc_tag *tag, struct page *dst,
 				   struct page *src);
 void __alloc_tag_capture_page_detach(struct alloc_tag *tag,
 				     struct page *page);
+void __alloc_tag_capture_page_sub(struct page *page, struct alloc_tag *tag);
 void alloc_tag_capture_drop_tags(struct alloc_tag *tags, size_t n);
 int alloc_tag_capture_command(const char *cmd);
 
@@ -161,6 +162,24 @@ static __always_inline void alloc_tag_capture_page_detach(struct alloc_tag *tag,
 		__alloc_tag_capture_page_detach(tag, page);
 }
 
+/**
+ * alloc_tag_capture_page_sub() - a block of pages charged to @tag is freed
+ * @page: its first page; NULL if only some of its pages are freed, which
+ *	releases nothing here
+ * @tag: the block's tag, or NULL
+ *
+ * alloc_tag_capture_sub() for the page free hook, with @page first and the
+ * test of @tag out of line: the hook can then leave @page where it came in,
+ * instead of keeping it in a callee-saved register for a call it rarely
+ * makes.
+ */
+static __always_inline void alloc_tag_capture_page_sub(struct page *page,
+							struct alloc_tag *tag)
+{
+	if (alloc_tag_capture_enabled() && page)
+		__alloc_tag_capture_page_sub(page, tag);
+}
+
 #else /* CONFIG_MEM_ALLOC_PROFILING_CAPTURE */
 
 static inline bool alloc_tag_capture_enabled(void)
@@ -193,6 +212,11 @@ static inline void alloc_tag_capture_page_move(struct alloc_tag *tag,
 
 static inline void alloc_tag_capture_page_detach(struct alloc_tag *tag,
 						 struct page *page)
+{
+}
+
+static inline void alloc_tag_capture_page_sub(struct page *page,
+					      struct alloc_tag *tag)
 {
 }
 
