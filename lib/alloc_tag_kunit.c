@@ -639,7 +639,7 @@ static void alloc_tag_test_switch(struct kunit *test)
  */
 static void obj_index_check_cache(struct kunit *test, struct kmem_cache *s)
 {
-	void *obj, *kfence = NULL;
+	void *obj, *kfence = NULL, *first;
 	struct slab *slab;
 	unsigned int i;
 	void *p;
@@ -656,8 +656,12 @@ static void obj_index_check_cache(struct kunit *test, struct kmem_cache *s)
 	KUNIT_ASSERT_FALSE(test, is_kfence_address(obj));
 	slab = virt_to_slab(obj);
 	KUNIT_ASSERT_NOT_NULL(test, slab);
+	/* Where the first object starts: after a left red zone, if any. */
+	first = obj - obj_to_index(s, slab, obj) * s->size;
+	KUNIT_EXPECT_LT(test, (unsigned long)(first - slab_address(slab)),
+			(unsigned long)s->size);
 	for (i = 0; i < slab->objects; i++) {
-		p = slab_address(slab) + i * s->size + s->red_left_pad;
+		p = first + i * s->size;
 		KUNIT_EXPECT_EQ_MSG(test, slab_obj_ext_offset(s, slab, p),
 				    i * sizeof(struct slabobj_ext),
 				    "%s (size %u), object %u of %u", s->name,
