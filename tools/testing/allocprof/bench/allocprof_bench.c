@@ -4,15 +4,20 @@
  *
  * On load it times, with ktime_get_ns(), two loops on the CPU it runs on:
  *
- *   kmalloc: @iterations kmalloc()/kfree() calls, in batches of BATCH
- *            objects whose sizes grow from 8 to 240 bytes (8, 16, ... 240);
+ *   kmalloc: @iterations kmalloc()/kfree() calls of 8 to 240 bytes, in
+ *            one of three patterns (@pattern): 0, batches of BATCH objects
+ *            whose sizes grow from 8 to 240 bytes (8, 16, ... 240), from
+ *            one call site; 1, for each of those sizes a batch of 10
+ *            objects of that size, from one call site; 2, batches of 10
+ *            constant sizes (8..80, 88..160, 168..240), from 30 call sites
+ *            (kmalloc() with a constant size takes another entry point);
  *   pgalloc: @iterations __get_free_page()/free_page() calls, in batches
  *            of PBATCH pages.
  *
  * Each loop runs once untimed first (warm caches, per-CPU lists and slabs)
  * and then @repeat times timed; the fastest timed pass is reported, as
  *
- *   allocprof_bench: kmalloc <ns> pgalloc <ns> iterations <n> account <0|1>
+ *   allocprof_bench: kmalloc <ns> pgalloc <ns> iterations <n> account <0|1> pattern <p>
  *
  * @account=1 adds __GFP_ACCOUNT to every allocation (memcg kmem charging;
  * only has an effect when the loading task is in a non-root memory cgroup).
@@ -49,6 +54,10 @@ MODULE_PARM_DESC(repeat, "timed passes per loop; the fastest is reported (defaul
 static unsigned int drain = DRAIN;
 module_param(drain, uint, 0444);
 MODULE_PARM_DESC(drain, "batches allocated and freed before the kmalloc loop (default 128, 0: none)");
+
+static unsigned int pattern;
+module_param(pattern, uint, 0444);
+MODULE_PARM_DESC(pattern, "kmalloc call pattern, 0, 1 or 2 (default 0; see the top of the file)");
 
 static bool account;
 module_param(account, bool, 0444);
@@ -96,7 +105,7 @@ static int drain_partial_slabs(gfp_t gfp, unsigned int batches)
 	return ret;
 }
 
-static int bench_kmalloc(gfp_t gfp, unsigned int n, u64 *ns)
+static int bench_kmalloc_batch(gfp_t gfp, unsigned int n, u64 *ns)
 {
 	void *obj[BATCH];
 	unsigned int i, j;
@@ -117,6 +126,81 @@ fail:
 	while (j--)
 		kfree(obj[j]);
 	return -ENOMEM;
+}
+
+/* Pattern 1: for each size, a batch of 10 objects of that size. */
+static int bench_kmalloc_per_size(gfp_t gfp, unsigned int n, u64 *ns)
+{
+	void *obj[10];
+	unsigned int i, j, size;
+	u64 t0 = ktime_get_ns();
+
+	for (i = 0; i < n; i += 10) {
+		size = 8 * ((i / 10) % BATCH + 1);
+		for (j = 0; j < 10; j++) {
+			obj[j] = kmalloc(size, gfp);
+			if (!obj[j])
+				goto fail;
+		}
+		for (j = 0; j < 10; j++)
+			kfree(obj[j]);
+	}
+	*ns = ktime_get_ns() - t0;
+	return 0;
+fail:
+	while (j--)
+		kfree(obj[j]);
+	return -ENOMEM;
+}
+
+/*
+ * Pattern 2: ten kmalloc() calls with constant sizes @base + 8 ... @base +
+ * 80, then their frees.  Always inlined with a constant @base, so that
+ * each call is a call site of its own with a constant size.
+ */
+static __always_inline int kmalloc_const10(gfp_t gfp, const unsigned int base)
+{
+	void *obj[10] = {
+		kmalloc(base + 8, gfp), kmalloc(base + 16, gfp),
+		kmalloc(base + 24, gfp), kmalloc(base + 32, gfp),
+		kmalloc(base + 40, gfp), kmalloc(base + 48, gfp),
+		kmalloc(base + 56, gfp), kmalloc(base + 64, gfp),
+		kmalloc(base + 72, gfp), kmalloc(base + 80, gfp),
+	};
+	unsigned int j;
+	int ret = 0;
+
+	for (j = 0; j < 10; j++) {
+		if (!obj[j])
+			ret = -ENOMEM;
+		kfree(obj[j]);
+	}
+	return ret;
+}
+
+static int bench_kmalloc_const(gfp_t gfp, unsigned int n, u64 *ns)
+{
+	unsigned int i;
+	u64 t0 = ktime_get_ns();
+	int ret = 0;
+
+	for (i = 0; i < n && !ret; i += BATCH)
+		ret = kmalloc_const10(gfp, 0) | kmalloc_const10(gfp, 80) |
+		      kmalloc_const10(gfp, 160);
+	*ns = ktime_get_ns() - t0;
+	return ret;
+}
+
+static int bench_kmalloc(gfp_t gfp, unsigned int n, u64 *ns)
+{
+	switch (pattern) {
+	case 1:
+		return bench_kmalloc_per_size(gfp, n, ns);
+	case 2:
+		return bench_kmalloc_const(gfp, n, ns);
+	default:
+		return bench_kmalloc_batch(gfp, n, ns);
+	}
 }
 
 static int bench_pgalloc(gfp_t gfp, unsigned int n, u64 *ns)
@@ -169,8 +253,8 @@ static int __init allocprof_bench_init(void)
 		pr_err("allocprof_bench: allocation failed\n");
 		return ret;
 	}
-	pr_info("allocprof_bench: kmalloc %llu pgalloc %llu iterations %u account %d\n",
-		km, pa, iterations, account ? 1 : 0);
+	pr_info("allocprof_bench: kmalloc %llu pgalloc %llu iterations %u account %d pattern %u\n",
+		km, pa, iterations, account ? 1 : 0, pattern);
 	return -EAGAIN;
 }
 

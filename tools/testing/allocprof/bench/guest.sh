@@ -4,10 +4,12 @@
 # Benchmark guest script (QEMU initramfs and UML hostfs root alike).
 # Parameters come from the kernel command line:
 #   bench_ko=PATH  bench_iter=N  bench_acct=0|1  bench_rt=0|1  bench_mem=0|1
+#   bench_pattern=0|1|2 (the module's kmalloc call pattern)
 # bench_rt=1 switches vm.mem_profiling on before loading the module;
 # bench_acct=1 loads it with account=1 from a non-root memory cgroup;
 # bench_mem=1 also prints the memory figures.  Output: BENCH-* lines.
 bench_ko=/data/allocprof_bench.ko bench_iter=300000 bench_acct=0 bench_rt=0 bench_mem=0
+bench_pattern=0
 for a in $(cat /proc/cmdline); do
 	case $a in
 	bench_*=*) eval "${a%%=*}=${a#*=}" ;;
@@ -25,7 +27,8 @@ if [ "$bench_acct" = 1 ]; then
 	echo "BENCH-CGROUP $(cat /proc/self/cgroup)"
 fi
 echo "BENCH-STATE mem_profiling=$(cat /proc/sys/vm/mem_profiling 2>/dev/null || echo none) cpus=$(grep -c ^processor /proc/cpuinfo)"
-insmod "$bench_ko" iterations="$bench_iter" account="$bench_acct" 2>/dev/null
+insmod "$bench_ko" iterations="$bench_iter" account="$bench_acct" \
+	pattern="$bench_pattern" 2>/dev/null
 line=$(dmesg | grep 'allocprof_bench: kmalloc' | tail -n1)
 [ -n "$line" ] || { dmesg | tail -n 20; echo "BENCH-FAILED"; exit 1; }
 echo "BENCH-RESULT ${line#*allocprof_bench: }"

@@ -479,6 +479,11 @@ def main():
                     "clock), arm64-icount (the same on qemu-system-aarch64 "
                     "-M virt), um (UML)")
     ap.add_argument("--icount-iterations", type=int, default=30000)
+    ap.add_argument("--pattern", type=int, default=0, choices=(0, 1, 2),
+                    help="the module's kmalloc call pattern (see "
+                    "allocprof_bench.c): 0 batches of 30 sizes from one call "
+                    "site (the default), 1 batches of 10 of one size, 2 ten "
+                    "call sites with constant sizes")
     ap.add_argument("--no-mainline", action="store_true")
     ap.add_argument("--src")
     ap.add_argument("--only", help="comma-separated config name prefixes")
@@ -527,7 +532,8 @@ def main():
                     iters = args.iterations
                     if venue.endswith("icount"):
                         iters = args.icount_iterations
-                    append = ("%s bench_iter=%d" % (extra, iters)).strip()
+                    append = ("%s bench_iter=%d bench_pattern=%d" %
+                              (extra, iters, args.pattern)).strip()
                     t0 = time.time()
                     if venue == "qemu":
                         rc, text = boot_qemu(img, ko, append)
