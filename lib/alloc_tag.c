@@ -65,6 +65,18 @@ static void mem_profiling_set(bool on)
 }
 
 /*
+ * "never": no profiling metadata from now on, and no switching it on.
+ * Before other CPUs are up.
+ */
+static void __init mem_profiling_refuse(void)
+{
+	mem_profiling_never = true;
+	slab_obj_ext_drop_tags();
+	static_branch_disable(&mem_alloc_profiling_key);
+	static_branch_disable(&mem_alloc_profiling_ever_key);
+}
+
+/*
  * sysctl.vm.mem_profiling= is applied by do_sysctl_args() only after all
  * initcalls, long after the first allocations.  Catch it early so that the
  * state it asks for holds from the start of boot, and so that "never"
@@ -84,10 +96,7 @@ static int __init mem_profiling_early(char *arg)
 		return 0;
 	}
 	if (!strcmp(arg, "never")) {
-		mem_profiling_never = true;
-		slab_obj_ext_drop_tags();
-		static_branch_disable(&mem_alloc_profiling_key);
-		static_branch_disable(&mem_alloc_profiling_ever_key);
+		mem_profiling_refuse();
 	} else if (!strcmp(arg, "0")) {
 		static_branch_disable(&mem_alloc_profiling_key);
 		static_branch_disable(&mem_alloc_profiling_ever_key);
@@ -529,9 +538,8 @@ struct pgtag_dir {
 /*
  * pgtag_mode says where tags live, for everything but the hooks' fast
  * paths, which take the array behind pgtag_array_key when the flags field
- * exists (without a field there is only the array).  A kernel that has no
- * storage sends the hooks to an empty directory: every page then fails to
- * keep its tag, and its site is marked inaccurate.
+ * exists (without a field there is only the array).  pgtag_dir points to
+ * an empty directory until the array has one; no hook runs before that.
  */
 static enum pgtag_mode pgtag_mode __read_mostly =
 	ALLOC_TAG_WIDTH ? PGTAG_FLAGS : PGTAG_NONE;
@@ -565,6 +573,12 @@ static __always_inline bool pgtag_in_array(void)
  * The array chunk that holds @page's slot, or NULL if its memory has none;
  * @off: the slot's place in it.  (A slot's address is never tested for
  * NULL: that would cost a test on every hook.)
+ *
+ * @page is memory that is or was online: the directory spans all of it,
+ * as it is made at boot for the memory that exists and grown before hot-
+ * added memory goes online, ahead of the page allocator seeing its pages.
+ * So the index needs no bound check, which would cost three instructions
+ * on every hook.
  */
 static __always_inline u32 *pgtag_chunk(struct page *page, unsigned long *off)
 {
@@ -573,8 +587,10 @@ static __always_inline u32 *pgtag_chunk(struct page *page, unsigned long *off)
 	unsigned long c = pfn >> PGTAG_CHUNK_SHIFT;
 
 	*off = pfn & (PGTAG_CHUNK_PAGES - 1);
-	if (unlikely(c >= dir->nr))
+#ifdef CONFIG_DEBUG_VM
+	if (WARN_ON_ONCE(c >= dir->nr))
 		return NULL;
+#endif
 	return READ_ONCE(dir->chunk[c]);
 }
 
@@ -794,7 +810,7 @@ static bool __init pgtag_flags_fit(void)
  */
 void __init pgalloc_tag_early_init(void)
 {
-	unsigned long start, end, last = 0, c, nr;
+	unsigned long start, end, last = 0, c, nr, missing = 0;
 	struct pgtag_dir *dir;
 	int i, nid;
 	u32 t;
@@ -818,8 +834,12 @@ void __init pgalloc_tag_early_init(void)
 	/* Room in the directory for memory that may be hot-added later. */
 	nr = DIV_ROUND_UP(max(last, max_possible_pfn), PGTAG_CHUNK_PAGES);
 	dir = memblock_alloc(struct_size(dir, chunk, nr), SMP_CACHE_BYTES);
-	if (!dir)
-		goto fail;
+	if (!dir) {
+		/* No page could be looked up: as if booted with "never". */
+		pr_err("page tags: no memory for the array's directory: profiling disabled\n");
+		mem_profiling_refuse();
+		return;
+	}
 	dir->nr = nr;
 	for_each_mem_pfn_range(i, MAX_NUMNODES, &start, &end, &nid) {
 		for (c = start >> PGTAG_CHUNK_SHIFT;
@@ -829,22 +849,27 @@ void __init pgalloc_tag_early_init(void)
 			dir->chunk[c] = memblock_alloc_node(PGTAG_CHUNK_BYTES,
 							    SMP_CACHE_BYTES,
 							    nid);
-			if (!dir->chunk[c])
-				goto fail;
+			if (!dir->chunk[c]) {
+				missing++;
+				continue;
+			}
 			atomic_long_inc(&pgtag_chunks);
 		}
 	}
+	if (missing)
+		pr_err("page tags: no memory for %lu of the array's chunks: their %lu pages each are not charged\n",
+		       missing, PGTAG_CHUNK_PAGES);
 	pgtag_dir = dir;
 	pgtag_mode = PGTAG_ARRAY;
-	return;
-fail:
-	/* What was taken from memblock stays taken: a few pages at most. */
-	atomic_long_set(&pgtag_chunks, 0);
-	pr_err("page tags: no memory for the array; pages are not profiled\n");
 }
 
-/* Chunks for memory going online; a larger directory if need be. */
-static void pgtag_cover(unsigned long start, unsigned long nr_pages, int nid)
+/*
+ * Chunks for memory going online; a larger directory if need be.  Without
+ * its chunk a page is only not charged, but the directory must span every
+ * page that the allocator may hand out (see pgtag_chunk()): -ENOMEM if it
+ * cannot grow.
+ */
+static int pgtag_cover(unsigned long start, unsigned long nr_pages, int nid)
 {
 	unsigned long c, first = start >> PGTAG_CHUNK_SHIFT;
 	unsigned long end = DIV_ROUND_UP(start + nr_pages, PGTAG_CHUNK_PAGES);
@@ -857,8 +882,12 @@ static void pgtag_cover(unsigned long start, unsigned long nr_pages, int nid)
 		dir = alloc_hooks_tag(ALLOC_TAG_NONE,
 				      kvzalloc_noprof(struct_size(dir, chunk, end),
 						      GFP_KERNEL));
-		if (!dir)
-			goto fail;
+		if (!dir) {
+			mutex_unlock(&pgtag_dir_lock);
+			pr_err("page tags: no memory to span pfns %#lx-%#lx: memory not onlined\n",
+			       start, start + nr_pages - 1);
+			return -ENOMEM;
+		}
 		dir->nr = end;
 		memcpy(dir->chunk, old->chunk, old->nr * sizeof(old->chunk[0]));
 		/* Lookups may still read the old one: it is kept. */
@@ -872,18 +901,18 @@ static void pgtag_cover(unsigned long start, unsigned long nr_pages, int nid)
 		chunk = alloc_hooks_tag(ALLOC_TAG_NONE,
 					kvzalloc_node_noprof(PGTAG_CHUNK_BYTES,
 							     GFP_KERNEL, nid));
-		if (!chunk)
-			goto fail;
+		if (!chunk) {
+			pr_warn("page tags: no memory to cover pfns %#lx-%#lx: their pages are not charged\n",
+				c << PGTAG_CHUNK_SHIFT,
+				((c + 1) << PGTAG_CHUNK_SHIFT) - 1);
+			continue;
+		}
 		/* Zeroed before it is seen. */
 		smp_store_release(&dir->chunk[c], chunk);
 		atomic_long_inc(&pgtag_chunks);
 	}
 	mutex_unlock(&pgtag_dir_lock);
-	return;
-fail:
-	mutex_unlock(&pgtag_dir_lock);
-	pr_warn("page tags: no memory to cover pfns %#lx-%#lx: their pages are not charged\n",
-		start, start + nr_pages - 1);
+	return 0;
 }
 
 static int pgtag_memory_callback(struct notifier_block *nb,
@@ -891,10 +920,9 @@ static int pgtag_memory_callback(struct notifier_block *nb,
 {
 	struct memory_notify *mn = arg;
 
-	/* Never fails the hot-add: uncovered pages are only not charged. */
 	if (action == MEM_GOING_ONLINE)
-		pgtag_cover(mn->start_pfn, mn->nr_pages,
-			    page_to_nid(pfn_to_page(mn->start_pfn)));
+		return notifier_from_errno(pgtag_cover(mn->start_pfn, mn->nr_pages,
+						       page_to_nid(pfn_to_page(mn->start_pfn))));
 	return NOTIFY_OK;
 }
 
