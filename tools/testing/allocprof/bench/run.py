@@ -4,7 +4,7 @@
 
     run.py [--rounds N] [--iterations N] [--venues icount,qemu,um]
            [--no-mainline] [--src DIR] [--only PREFIXES] [--append]
-           [--only-report] [--no-memory]
+           [--only-report] [--no-memory] [--patterns 0,1,2]
 
 Builds from one source tree a baseline kernel (profiling compiled out) and
 two profiling kernels (enabled and disabled by default) for each venue
@@ -14,7 +14,9 @@ update is the interrupt-disabled one that 82bb81e replaced: row 3i),
 optionally mainline 6.12 twice
 (compiled out / in) for each venue, builds allocprof_bench.ko against
 each, and boots every configuration once per round, interleaved
-(A B C ... A B C ...).  Reports, per configuration, the median and
+(A B C ... A B C ...), for each kmalloc call pattern of the module in
+turn (--patterns; the page loop is the same in all).  Reports, per
+pattern and configuration, the median and
 min-max, the instructions (icount) or nanoseconds added per operation
 over the baseline of the same tree and venue, and that as a percentage;
 plus the memory figures and per-hook instruction counts.
@@ -479,11 +481,11 @@ def main():
                     "clock), arm64-icount (the same on qemu-system-aarch64 "
                     "-M virt), um (UML)")
     ap.add_argument("--icount-iterations", type=int, default=30000)
-    ap.add_argument("--pattern", type=int, default=0, choices=(0, 1, 2),
-                    help="the module's kmalloc call pattern (see "
-                    "allocprof_bench.c): 0 batches of 30 sizes from one call "
-                    "site (the default), 1 batches of 10 of one size, 2 ten "
-                    "call sites with constant sizes")
+    ap.add_argument("--patterns", default="0,1,2",
+                    help="the module's kmalloc call patterns, comma-separated "
+                    "(see allocprof_bench.c): 0 batches of 30 sizes from one "
+                    "call site, 1 batches of 10 of one size, 2 ten call sites "
+                    "with constant sizes; a table each (default: all three)")
     ap.add_argument("--no-mainline", action="store_true")
     ap.add_argument("--src")
     ap.add_argument("--only", help="comma-separated config name prefixes")
@@ -499,6 +501,9 @@ def main():
     if args.kernels:
         ONLY_KERNELS["keys"] = args.kernels.split(",")
     venues = args.venues.split(",")
+    patterns = [int(p) for p in args.patterns.split(",")]
+    if any(p not in (0, 1, 2) for p in patterns):
+        sys.exit("bench: --patterns takes 0, 1 and 2")
     mainline = not args.no_mainline
     os.makedirs(OUT, exist_ok=True)
     rpath = os.path.join(BENCH, "results.json")
@@ -519,7 +524,8 @@ def main():
         if os.path.exists(rpath) and args.append:
             results = load_results(rpath)["runs"]
         meta = run_meta(kernels, sys.argv[1:])
-        for rnd in range(args.rounds):
+        for rnd, pattern in [(r, p) for p in patterns
+                             for r in range(args.rounds)]:
             for venue in venues:
                 for name, k, extra, _ in configs(venue, k=None, mainline=mainline):
                     if args.only and not any(name.startswith(p) for p in
@@ -533,7 +539,7 @@ def main():
                     if venue.endswith("icount"):
                         iters = args.icount_iterations
                     append = ("%s bench_iter=%d bench_pattern=%d" %
-                              (extra, iters, args.pattern)).strip()
+                              (extra, iters, pattern)).strip()
                     t0 = time.time()
                     if venue == "qemu":
                         rc, text = boot_qemu(img, ko, append)
@@ -546,15 +552,16 @@ def main():
                         rc, text = boot_uml(img, ko, append)
                     r = parse(text)
                     r.update(venue=venue, config=name, round=rnd, rc=rc,
-                             wall=time.time() - t0)
+                             pattern=pattern, wall=time.time() - t0)
                     r.pop("mem")
                     if rc != 0 or "kmalloc" not in r:
                         r["error"] = text[-3000:]
-                        log("%s/%s round %d FAILED (rc %d)" % (venue, name, rnd, rc))
+                        log("%s/%s pattern %d round %d FAILED (rc %d)" % (
+                            venue, name, pattern, rnd, rc))
                     else:
-                        log("%s/%s round %d: kmalloc %d pgalloc %d (%s)" % (
-                            venue, name, rnd, r["kmalloc"], r["pgalloc"],
-                            r.get("state")))
+                        log("%s/%s pattern %d round %d: kmalloc %d pgalloc %d (%s)" % (
+                            venue, name, pattern, rnd, r["kmalloc"],
+                            r["pgalloc"], r.get("state")))
                     results.append(r)
                     json.dump({"meta": meta, "runs": results},
                               open(rpath, "w"), indent=1)
@@ -621,8 +628,11 @@ def main():
                  "arm64-icount": "QEMU TCG arm64 (-M virt -cpu max), 1 vCPU, "
                                  "-icount shift=0 (1 ns = 1 guest instruction)",
                  "um": "UML x86_64"}.get(venue, venue)
-        rep += ["## %s" % title, "", summarise(results, venue,
-                                              configs(venue, None, mainline)), ""]
+        for pattern in sorted({r.get("pattern", 0) for r in results}):
+            rep += ["## %s, pattern %d" % (title, pattern), "",
+                    summarise([r for r in results
+                               if r.get("pattern", 0) == pattern], venue,
+                              configs(venue, None, mainline)), ""]
     txt = "\n".join(rep)
     open(os.path.join(BENCH, "report.md"), "w").write(txt + "\n")
     print(txt)

@@ -379,9 +379,13 @@ def main():
             "progs_sha1": {os.path.basename(p): sha1(p) for p in progs}}
 
     runs = []
+    first = 0
     if args.append and os.path.exists(jpath):
         old = json.load(open(jpath))
         runs = old["runs"]
+        # The new rounds continue the old numbering, so that a round
+        # stays one interleaved pass over the configurations.
+        first = 1 + max([r["round"] for r in runs] + [-1])
         meta["venues"] = list(dict.fromkeys(old["meta"].get("venues", []) +
                                             venues))
         meta["flags_earlier"] = (old["meta"].get("flags_earlier", []) +
@@ -390,7 +394,7 @@ def main():
         rounds = args.rounds
         if venue == "smp2" and args.rounds_smp2:
             rounds = args.rounds_smp2
-        for rnd in range(rounds):
+        for rnd in range(first, first + rounds):
             for name, k, extra, _ in cfgs:
                 append = ("%s %s" % (extra, wl_args)).strip()
                 t0 = time.time()
