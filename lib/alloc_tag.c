@@ -570,62 +570,57 @@ static __always_inline bool pgtag_in_array(void)
 }
 
 /*
- * The array chunk that holds @page's slot, or NULL if its memory has none;
- * @off: the slot's place in it.  (A slot's address is never tested for
- * NULL: that would cost a test on every hook.)
+ * The array slot of @page.
  *
- * @page is memory that is or was online: the directory spans all of it,
- * as it is made at boot for the memory that exists and grown before hot-
- * added memory goes online, ahead of the page allocator seeing its pages.
- * So the index needs no bound check, which would cost three instructions
- * on every hook.
+ * @page is memory that is or was online, and all of it has its chunk:
+ * the boot gives every range of memory that exists its chunks (or
+ * disables profiling), and hot-added memory does not go online without
+ * them, ahead of the page allocator seeing its pages; chunks are never
+ * freed.  So neither the index nor the chunk needs a test, which would
+ * cost a bound check and a NULL test on every hook.
  */
-static __always_inline u32 *pgtag_chunk(struct page *page, unsigned long *off)
+static __always_inline u32 *pgtag_slot(struct page *page)
 {
 	const struct pgtag_dir *dir = READ_ONCE(pgtag_dir);
 	unsigned long pfn = page_to_pfn(page);
 	unsigned long c = pfn >> PGTAG_CHUNK_SHIFT;
+	u32 *chunk;
 
-	*off = pfn & (PGTAG_CHUNK_PAGES - 1);
 #ifdef CONFIG_DEBUG_VM
-	if (WARN_ON_ONCE(c >= dir->nr))
-		return NULL;
+	/* Both would be a bug; a scratch slot keeps the kernel going. */
+	static u32 pgtag_slot_none;
+
+	if (WARN_ON_ONCE(c >= dir->nr || !READ_ONCE(dir->chunk[c])))
+		return &pgtag_slot_none;
 #endif
-	return READ_ONCE(dir->chunk[c]);
+	chunk = READ_ONCE(dir->chunk[c]);
+	return &chunk[pfn & (PGTAG_CHUNK_PAGES - 1)];
 }
 
 static __always_inline u32 pgtag_get(struct page *page)
 {
-	unsigned long off;
-	u32 *chunk;
-
 	if (!pgtag_in_array())
 		return (READ_ONCE(page->flags) & PGTAG_FLAGS_MASK) >>
 		       ALLOC_TAG_PGOFF;
-	chunk = pgtag_chunk(page, &off);
-	return likely(chunk) ? READ_ONCE(chunk[off]) : 0;
+	return READ_ONCE(*pgtag_slot(page));
 }
 
 /*
- * Give @page tag number @idx; false if it cannot hold it.  In the flags
- * field no check is needed: pgtag_mod_limit keeps every number in range.
+ * Give @page tag number @idx.  In the flags field no check is needed:
+ * pgtag_mod_limit keeps every number in range.
  * @in_use: someone else may change other bits of page->flags meanwhile.
  * A page being allocated has just left the free lists and nobody else
  * holds it: 6.1's own prep_new_page() then sets PG_head with a plain
  * store into the same word.
  */
-static __always_inline bool pgtag_store(struct page *page, u32 idx,
+static __always_inline void pgtag_store(struct page *page, u32 idx,
 					bool in_use)
 {
-	unsigned long old, new, off;
-	u32 *chunk;
+	unsigned long old, new;
 
 	if (pgtag_in_array()) {
-		chunk = pgtag_chunk(page, &off);
-		if (unlikely(!chunk))
-			return false;
-		WRITE_ONCE(chunk[off], idx);
-		return true;
+		WRITE_ONCE(*pgtag_slot(page), idx);
+		return;
 	}
 	old = READ_ONCE(page->flags);
 	do {
@@ -636,13 +631,12 @@ static __always_inline bool pgtag_store(struct page *page, u32 idx,
 			break;
 		}
 	} while (!try_cmpxchg(&page->flags, &old, new));
-	return true;
 }
 
 /* Set the tag of a page in use: split, migration. */
-static bool pgtag_set(struct page *page, u32 idx)
+static void pgtag_set(struct page *page, u32 idx)
 {
-	return pgtag_store(page, idx, true);
+	pgtag_store(page, idx, true);
 }
 
 #if defined(CONFIG_MEM_ALLOC_PROFILING_DEBUG) && defined(CONFIG_STACKTRACE) && \
@@ -668,10 +662,11 @@ void __pgalloc_tag_add(struct page *page, unsigned int nr)
 #ifdef CONFIG_MEM_ALLOC_PROFILING_DEBUG
 	WARN_ONCE(pgtag_get(page), "alloc_tag: page charged twice or tag not cleared on free\n");
 #endif
-	if (unlikely(!idx || !pgtag_store(page, idx, false))) {
+	if (unlikely(!idx)) {
 		alloc_tag_metadata_failed(tag);
 		return;
 	}
+	pgtag_store(page, idx, false);
 	alloc_tag_counters_add(tag, (s64)nr << PAGE_SHIFT, 1);
 	alloc_tag_capture_add(tag, (unsigned long)page, nr * PAGE_SIZE, 0);
 }
@@ -685,16 +680,14 @@ void __pgalloc_tag_add(struct page *page, unsigned int nr)
  */
 static __always_inline u32 pgtag_take_freed(struct page *page)
 {
-	unsigned long flags, off;
-	u32 *chunk, idx;
+	unsigned long flags;
+	u32 *slot, idx;
 
 	if (pgtag_in_array()) {
-		chunk = pgtag_chunk(page, &off);
-		if (unlikely(!chunk))
-			return 0;
-		idx = READ_ONCE(chunk[off]);
+		slot = pgtag_slot(page);
+		idx = READ_ONCE(*slot);
 		if (idx)
-			WRITE_ONCE(chunk[off], 0);
+			WRITE_ONCE(*slot, 0);
 		return idx;
 	}
 	flags = READ_ONCE(page->flags);
@@ -730,7 +723,7 @@ void __pgalloc_tag_sub(struct page *page, unsigned int nr)
 {
 	u32 idx = pgtag_take_freed(page);
 
-	if (idx)
+	if (likely(idx))
 		pgtag_uncharge(idx, nr, true, page);
 }
 
@@ -779,8 +772,9 @@ void __pgalloc_tag_move(struct page *dst, struct page *src, unsigned int nr)
 		pgtag_set(dst, 0);
 		pgtag_uncharge(didx, nr, true, dst);
 	}
-	if (!sidx || !pgtag_set(dst, sidx))
+	if (!sidx)
 		return;
+	pgtag_set(dst, sidx);
 	pgtag_set(src, 0);
 	if (alloc_tag_capture_enabled())
 		alloc_tag_capture_page_move(alloc_tag_from_index(sidx), dst, src);
@@ -810,7 +804,7 @@ static bool __init pgtag_flags_fit(void)
  */
 void __init pgalloc_tag_early_init(void)
 {
-	unsigned long start, end, last = 0, c, nr, missing = 0;
+	unsigned long start, end, last = 0, c, nr;
 	struct pgtag_dir *dir;
 	int i, nid;
 	u32 t;
@@ -849,25 +843,32 @@ void __init pgalloc_tag_early_init(void)
 			dir->chunk[c] = memblock_alloc_node(PGTAG_CHUNK_BYTES,
 							    SMP_CACHE_BYTES,
 							    nid);
-			if (!dir->chunk[c]) {
-				missing++;
-				continue;
-			}
+			if (!dir->chunk[c])
+				goto no_chunk;
 			atomic_long_inc(&pgtag_chunks);
 		}
 	}
-	if (missing)
-		pr_err("page tags: no memory for %lu of the array's chunks: their %lu pages each are not charged\n",
-		       missing, PGTAG_CHUNK_PAGES);
 	pgtag_dir = dir;
 	pgtag_mode = PGTAG_ARRAY;
+	return;
+
+no_chunk:
+	/* The hooks look slots up without a test: all or nothing. */
+	pr_err("page tags: no memory for the array's chunks: profiling disabled\n");
+	for (c = 0; c < nr; c++)
+		if (dir->chunk[c])
+			memblock_free(dir->chunk[c], PGTAG_CHUNK_BYTES);
+	memblock_free(dir, struct_size(dir, chunk, nr));
+	atomic_long_set(&pgtag_chunks, 0);
+	mem_profiling_refuse();
 }
 
 /*
- * Chunks for memory going online; a larger directory if need be.  Without
- * its chunk a page is only not charged, but the directory must span every
- * page that the allocator may hand out (see pgtag_chunk()): -ENOMEM if it
- * cannot grow.
+ * Chunks for memory going online; a larger directory if need be.  Every
+ * page that the allocator may hand out must have its slot (see
+ * pgtag_slot()): -ENOMEM, and the memory stays offline, if the directory
+ * cannot grow or a chunk cannot be allocated.  Chunks allocated before
+ * the failure stay, as all chunks do.
  */
 static int pgtag_cover(unsigned long start, unsigned long nr_pages, int nid)
 {
@@ -902,10 +903,10 @@ static int pgtag_cover(unsigned long start, unsigned long nr_pages, int nid)
 					kvzalloc_node_noprof(PGTAG_CHUNK_BYTES,
 							     GFP_KERNEL, nid));
 		if (!chunk) {
-			pr_warn("page tags: no memory to cover pfns %#lx-%#lx: their pages are not charged\n",
-				c << PGTAG_CHUNK_SHIFT,
-				((c + 1) << PGTAG_CHUNK_SHIFT) - 1);
-			continue;
+			mutex_unlock(&pgtag_dir_lock);
+			pr_err("page tags: no memory to cover pfns %#lx-%#lx: memory not onlined\n",
+			       start, start + nr_pages - 1);
+			return -ENOMEM;
 		}
 		/* Zeroed before it is seen. */
 		smp_store_release(&dir->chunk[c], chunk);
