@@ -244,9 +244,12 @@ def report(data, cfgs):
     runs = data["runs"]
     p = meta.get("params", {})
     rep = ["# allocprof workloads", "",
-           "Kernels from %s at commit %s; workload commit %s; flags `%s`." % (
+           "Kernels from %s at commit %s; workload commit %s; flags %s." % (
                meta.get("perf"), meta.get("perf_commit"),
-               meta.get("commit"), " ".join(meta.get("flags", []))), "",
+               meta.get("commit"), ", then ".join(
+                   "`%s`" % " ".join(f) for f in
+                   meta.get("flags_earlier", []) + [meta.get("flags", [])])),
+           "",
            "Kernels (.config sha1): " + ", ".join(
                "%s %s" % (k, v["config_sha1"][:12])
                for k, v in sorted(meta.get("kernels", {}).items())) + ".", "",
@@ -386,6 +389,18 @@ def main():
         # The new rounds continue the old numbering, so that a round
         # stays one interleaved pass over the configurations.
         first = 1 + max([r["round"] for r in runs] + [-1])
+        # Rounds added to a run must boot the run's kernels; the run then
+        # keeps the commit its kernels were built from.
+        for k, v in kernels.items():
+            was = old["meta"]["kernels"].get(k, {}).get("image_sha1")
+            if was and was != v["image_sha1"]:
+                sys.exit("workload: --append: kernel %s is not the one of "
+                         "%s (image sha1 %s, was %s)" % (
+                             k, jpath, v["image_sha1"], was))
+        meta["appended_by"] = (old["meta"].get("appended_by", []) +
+                               [meta["commit"]])
+        for key in ("commit", "perf_commit", "perf_head"):
+            meta[key] = old["meta"][key]
         meta["venues"] = list(dict.fromkeys(old["meta"].get("venues", []) +
                                             venues))
         meta["flags_earlier"] = (old["meta"].get("flags_earlier", []) +
