@@ -550,6 +550,7 @@ static atomic_long_t pgtag_chunks;	/* chunks allocated */
 static DEFINE_MUTEX(pgtag_dir_lock);	/* allocates chunks after boot */
 static bool pgtag_force_array __initdata;
 static bool pgtag_too_many_tags __initdata;
+static bool pgtag_no_memory __initdata;	/* for the array: refused */
 
 static int __init pgtag_storage_param(char *arg)
 {
@@ -831,6 +832,7 @@ void __init pgalloc_tag_early_init(void)
 	if (!dir) {
 		/* No page could be looked up: as if booted with "never". */
 		pr_err("page tags: no memory for the array's directory: profiling disabled\n");
+		pgtag_no_memory = true;
 		mem_profiling_refuse();
 		return;
 	}
@@ -860,6 +862,7 @@ no_chunk:
 			memblock_free(dir->chunk[c], PGTAG_CHUNK_BYTES);
 	memblock_free(dir, struct_size(dir, chunk, nr));
 	atomic_long_set(&pgtag_chunks, 0);
+	pgtag_no_memory = true;
 	mem_profiling_refuse();
 }
 
@@ -869,6 +872,12 @@ no_chunk:
  * pgtag_slot()): -ENOMEM, and the memory stays offline, if the directory
  * cannot grow or a chunk cannot be allocated.  Chunks allocated before
  * the failure stay, as all chunks do.
+ *
+ * The slots of memory that went offline are not cleared: a page still
+ * charged when its memory went offline (alloc_contig_range(), an in-use
+ * hardware-poisoned page) is freed through the free hook when the memory
+ * comes online again, which releases that charge.  Its tag still has the
+ * number, as a module's tags keep theirs while they hold charges.
  */
 static int pgtag_cover(unsigned long start, unsigned long nr_pages, int nid)
 {
@@ -934,7 +943,9 @@ static int __init pgtag_storage_init(void)
 
 	if (mem_profiling_never) {
 		pgtag_mode = PGTAG_NONE;
-		pr_info("page tags: none, profiling disabled with 'never'\n");
+		pr_info("page tags: none, %s\n", pgtag_no_memory ?
+			"no memory for the array: profiling disabled" :
+			"profiling disabled with 'never'");
 		return 0;
 	}
 	if (pgtag_mode == PGTAG_FLAGS) {
