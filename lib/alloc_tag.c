@@ -551,6 +551,7 @@ static DEFINE_MUTEX(pgtag_dir_lock);	/* allocates chunks after boot */
 static bool pgtag_force_array __initdata;
 static bool pgtag_too_many_tags __initdata;
 static bool pgtag_no_memory __initdata;	/* for the array: refused */
+static u32 pgtag_slot_none;		/* DEBUG_VM: the slot of no page */
 
 static int __init pgtag_storage_param(char *arg)
 {
@@ -587,14 +588,12 @@ static __always_inline u32 *pgtag_slot(struct page *page)
 	unsigned long c = pfn >> PGTAG_CHUNK_SHIFT;
 	u32 *chunk;
 
-#ifdef CONFIG_DEBUG_VM
-	/* Both would be a bug; a scratch slot keeps the kernel going. */
-	static u32 pgtag_slot_none;
-
-	if (WARN_ON_ONCE(c >= dir->nr || !READ_ONCE(dir->chunk[c])))
+	/* Either would be a bug; a scratch slot keeps the kernel going. */
+	if (IS_ENABLED(CONFIG_DEBUG_VM) && WARN_ON_ONCE(c >= dir->nr))
 		return &pgtag_slot_none;
-#endif
 	chunk = READ_ONCE(dir->chunk[c]);
+	if (IS_ENABLED(CONFIG_DEBUG_VM) && WARN_ON_ONCE(!chunk))
+		return &pgtag_slot_none;
 	return &chunk[pfn & (PGTAG_CHUNK_PAGES - 1)];
 }
 
@@ -829,13 +828,8 @@ void __init pgalloc_tag_early_init(void)
 	/* Room in the directory for memory that may be hot-added later. */
 	nr = DIV_ROUND_UP(max(last, max_possible_pfn), PGTAG_CHUNK_PAGES);
 	dir = memblock_alloc(struct_size(dir, chunk, nr), SMP_CACHE_BYTES);
-	if (!dir) {
-		/* No page could be looked up: as if booted with "never". */
-		pr_err("page tags: no memory for the array's directory: profiling disabled\n");
-		pgtag_no_memory = true;
-		mem_profiling_refuse();
-		return;
-	}
+	if (!dir)
+		goto fail;
 	dir->nr = nr;
 	for_each_mem_pfn_range(i, MAX_NUMNODES, &start, &end, &nid) {
 		for (c = start >> PGTAG_CHUNK_SHIFT;
@@ -846,7 +840,7 @@ void __init pgalloc_tag_early_init(void)
 							    SMP_CACHE_BYTES,
 							    nid);
 			if (!dir->chunk[c])
-				goto no_chunk;
+				goto fail;
 			atomic_long_inc(&pgtag_chunks);
 		}
 	}
@@ -854,13 +848,18 @@ void __init pgalloc_tag_early_init(void)
 	pgtag_mode = PGTAG_ARRAY;
 	return;
 
-no_chunk:
-	/* The hooks look slots up without a test: all or nothing. */
-	pr_err("page tags: no memory for the array's chunks: profiling disabled\n");
-	for (c = 0; c < nr; c++)
-		if (dir->chunk[c])
-			memblock_free(dir->chunk[c], PGTAG_CHUNK_BYTES);
-	memblock_free(dir, struct_size(dir, chunk, nr));
+fail:
+	/*
+	 * The hooks look slots up without a test: all or nothing.  Without
+	 * the array no page could be charged: as if booted with "never".
+	 */
+	pr_err("page tags: no memory for the array: profiling disabled\n");
+	if (dir) {
+		for (c = 0; c < nr; c++)
+			if (dir->chunk[c])
+				memblock_free(dir->chunk[c], PGTAG_CHUNK_BYTES);
+		memblock_free(dir, struct_size(dir, chunk, nr));
+	}
 	atomic_long_set(&pgtag_chunks, 0);
 	pgtag_no_memory = true;
 	mem_profiling_refuse();
@@ -892,12 +891,8 @@ static int pgtag_cover(unsigned long start, unsigned long nr_pages, int nid)
 		dir = alloc_hooks_tag(ALLOC_TAG_NONE,
 				      kvzalloc_noprof(struct_size(dir, chunk, end),
 						      GFP_KERNEL));
-		if (!dir) {
-			mutex_unlock(&pgtag_dir_lock);
-			pr_err("page tags: no memory to span pfns %#lx-%#lx: memory not onlined\n",
-			       start, start + nr_pages - 1);
-			return -ENOMEM;
-		}
+		if (!dir)
+			goto fail;
 		dir->nr = end;
 		memcpy(dir->chunk, old->chunk, old->nr * sizeof(old->chunk[0]));
 		/* Lookups may still read the old one: it is kept. */
@@ -911,18 +906,19 @@ static int pgtag_cover(unsigned long start, unsigned long nr_pages, int nid)
 		chunk = alloc_hooks_tag(ALLOC_TAG_NONE,
 					kvzalloc_node_noprof(PGTAG_CHUNK_BYTES,
 							     GFP_KERNEL, nid));
-		if (!chunk) {
-			mutex_unlock(&pgtag_dir_lock);
-			pr_err("page tags: no memory to cover pfns %#lx-%#lx: memory not onlined\n",
-			       start, start + nr_pages - 1);
-			return -ENOMEM;
-		}
+		if (!chunk)
+			goto fail;
 		/* Zeroed before it is seen. */
 		smp_store_release(&dir->chunk[c], chunk);
 		atomic_long_inc(&pgtag_chunks);
 	}
 	mutex_unlock(&pgtag_dir_lock);
 	return 0;
+fail:
+	mutex_unlock(&pgtag_dir_lock);
+	pr_err("page tags: no memory to cover pfns %#lx-%#lx: memory not onlined\n",
+	       start, start + nr_pages - 1);
+	return -ENOMEM;
 }
 
 static int pgtag_memory_callback(struct notifier_block *nb,
