@@ -1350,10 +1350,12 @@ static noinline __cold void pgalloc_report_untagged(void)
 	if (READ_ONCE(untagged_page_nr_stacks) >= UNTAGGED_PAGE_STACKS)
 		return;
 	n = stack_trace_save(entries, ARRAY_SIZE(entries), 0);
-	/* stackdepot's own pages are not charged, and not reported again. */
-	handle = alloc_hooks_tag(ALLOC_TAG_NONE,
-				 stack_depot_save(entries, n,
-						  GFP_NOWAIT | __GFP_NOWARN));
+	/*
+	 * stackdepot's alloc_pages() has a tag of its own (lib/stackdepot.c),
+	 * so the pages it takes here are charged there and do not come back
+	 * to this report.
+	 */
+	handle = stack_depot_save(entries, n, GFP_NOWAIT | __GFP_NOWARN);
 	if (!handle || !untagged_page_stack_new(handle))
 		return;
 	for (i = n; i-- > 1;) {

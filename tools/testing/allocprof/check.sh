@@ -64,6 +64,23 @@ boot() { # [CPUS=n] [TIMEOUT=s] [ARCH=arm64] [MEM=qemu -m] [QEMU_EXTRA=args] boo
 	fi
 }
 
+# The slab memory a spike leaves behind (guest/spike.sh), booted at
+# profiling 1 against the same kernel booted at 0: within 1 MiB.
+spike_compare() { # spike_compare NAME (boots NAME-0 and NAME-1)
+	local label off on
+	for label in plain memcg; do
+		off=$(tr -d '\r' <"$logs/boot-$1-0.log" |
+			sed -n "s/^spike-result $label \(-\{0,1\}[0-9]*\)$/\1/p" | tail -1)
+		on=$(tr -d '\r' <"$logs/boot-$1-1.log" |
+			sed -n "s/^spike-result $label \(-\{0,1\}[0-9]*\)$/\1/p" | tail -1)
+		if [ -n "$off" ] && [ -n "$on" ] && [ $((on - off)) -lt 1024 ]; then
+			ok "$1 $label: slab left after a spike, on $on kB against off $off kB"
+		else
+			ko "$1 $label: slab left after a spike, on ${on:-?} kB against off ${off:-?} kB (1 MiB allowed)"
+		fi
+	done
+}
+
 # What counts as a splat on a guest console.
 SPLAT='WARNING:|BUG:|KASAN|Kernel panic|Oops|possible recursive locking|'\
 'inconsistent lock state|possible circular locking|suspicious RCU usage|'\
@@ -137,6 +154,18 @@ if [ $have_on = 1 ]; then
 			$(ls "$B/allocinfo/allocinfo-static" 2>/dev/null)
 		boot "$K" memcg memcg.sh "sysctl.vm.mem_profiling=0" \
 			"$mod/allocprof_memcg.ko"
+		# Slab memory after a spike: booted at 0 and at 1, on 2 vCPUs and
+		# on 1 with the slab sizes of a host with 8 or more CPUs (SLUB's
+		# slub_min_objects is 4 * (fls(nr_cpu_ids) + 1), 32 there).
+		for v in 0 1; do
+			CPUS=2 boot "$K" spike-2cpu-$v spike.sh \
+				"sysctl.vm.mem_profiling=$v" "$mod/allocprof_spike.ko"
+			boot "$K" spike-min32-$v spike.sh \
+				"sysctl.vm.mem_profiling=$v slub_min_objects=32" \
+				"$mod/allocprof_spike.ko"
+		done
+		spike_compare spike-2cpu
+		spike_compare spike-min32
 		if [ -x "$B/allocinfo/allocinfo-static" ]; then
 			boot "$K" allocinfo-tool allocinfo-tool.sh "" \
 				"$B/allocinfo/allocinfo-static" \
