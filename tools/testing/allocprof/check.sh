@@ -155,8 +155,9 @@ if [ $have_on = 1 ]; then
 		boot "$K" memcg memcg.sh "sysctl.vm.mem_profiling=0" \
 			"$mod/allocprof_memcg.ko"
 		# Slab memory after a spike: booted at 0 and at 1, on 2 vCPUs and
-		# on 1 with the slab sizes of a host with 8 or more CPUs (SLUB's
-		# slub_min_objects is 4 * (fls(nr_cpu_ids) + 1), 32 there).
+		# on 1 with slub_min_objects=32, what SLUB computes for 64 to 127
+		# CPUs (4 * (fls(CPUs) + 1)); kmalloc-256 then has 32 objects a
+		# slab, as with any count from 8 up.
 		for v in 0 1; do
 			CPUS=2 boot "$K" spike-2cpu-$v spike.sh \
 				"sysctl.vm.mem_profiling=$v" "$mod/allocprof_spike.ko"
