@@ -9,6 +9,16 @@ check() { # check NAME COMMAND...
 	if "$@"; then pass "$name"; else fail "$name"; fi
 }
 sysctl_val() { cat /proc/sys/vm/mem_profiling; }
+# memcg_child NAME LABEL: mount cgroup v2 with the memory controller, and move
+# this shell into a new child cgroup /sys/fs/cgroup/NAME (one check line).
+memcg_child() {
+	mkdir -p /sys/fs/cgroup
+	mount -t cgroup2 none /sys/fs/cgroup
+	echo +memory > /sys/fs/cgroup/cgroup.subtree_control
+	mkdir /sys/fs/cgroup/$1
+	echo $$ > /sys/fs/cgroup/$1/cgroup.procs
+	check "$2: shell runs in a child memory cgroup" grep -qx "0::/$1" /proc/self/cgroup
+}
 # slab_kb: kB in slab pages.  Every slab page comes from alloc_slab_page();
 # SLUB counts each cache's slabs (/sys/kernel/slab/CACHE/slabs, with
 # CONFIG_SLUB_DEBUG; merged caches are symlinks, counted once) at the

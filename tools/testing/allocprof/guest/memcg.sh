@@ -11,12 +11,7 @@ F=/proc/allocinfo
 M=allocprof_memcg
 C=/sys/fs/cgroup/t
 
-mkdir -p /sys/fs/cgroup
-mount -t cgroup2 none /sys/fs/cgroup
-echo +memory > /sys/fs/cgroup/cgroup.subtree_control
-mkdir $C
-echo $$ > $C/cgroup.procs
-check "memcg: shell runs in a child memory cgroup" grep -qx '0::/t' /proc/self/cgroup
+memcg_child t memcg
 check "memcg: booted with profiling off" [ "$(sysctl_val)" = 0 ]
 
 slab() { awk '$1 == "slab" { print $2 }' $C/memory.stat; }

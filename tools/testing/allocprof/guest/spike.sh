@@ -9,7 +9,6 @@
 # kernel booted at 0 (the boot's own check only bounds them).
 . /data/lib.sh
 M=allocprof_spike
-C=/sys/fs/cgroup/spike
 
 meminfo_slab() { awk '/^Slab:/ { print $2 }' /proc/meminfo; }
 shrink_all() {
@@ -40,11 +39,6 @@ echo "spike: vm.mem_profiling=$(sysctl_val), $(nproc) CPUs"
 # The first load of a boot allocates for good (module loader caches).
 insmod /data/$M.ko nr=1 && rmmod $M
 spike plain
-mkdir -p /sys/fs/cgroup
-mount -t cgroup2 none /sys/fs/cgroup
-echo +memory >/sys/fs/cgroup/cgroup.subtree_control
-mkdir $C
-echo $$ >$C/cgroup.procs
-check "spike: shell runs in a child memory cgroup" grep -qx '0::/spike' /proc/self/cgroup
+memcg_child spike spike
 spike memcg account=1
 echo $$ >/sys/fs/cgroup/cgroup.procs
