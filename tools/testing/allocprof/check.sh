@@ -13,6 +13,9 @@ mkdir -p "$logs"
 P=0 F=0 S=0
 
 note() { printf '%s\n' "$*"; }
+# A section header, with the minutes since the start: CI's limit is on
+# the whole run, and these say where the time went.
+section() { note "== $* [$((SECONDS / 60)) min]"; }
 ok() { P=$((P + 1)); note "PASS: $*"; }
 ko() { F=$((F + 1)); note "FAIL: $*"; }
 sk() { S=$((S + 1)); note "SKIP: $*"; }
@@ -27,9 +30,9 @@ tally() { # tally LOG LABEL
 }
 
 build() { # build NAME FRAGMENTS...
-	local name=$1
+	local name=$1 t0=$SECONDS
 	if "$here/build-kernel.sh" "$@" >"$logs/build-$name.log" 2>&1; then
-		ok "build $name ($*)"
+		ok "build $name ($*), $((SECONDS - t0)) s"
 		return 0
 	fi
 	tail -30 "$logs/build-$name.log"
@@ -88,7 +91,7 @@ SPLAT='WARNING:|BUG:|KASAN|Kernel panic|Oops|possible recursive locking|'\
 'alloc_tag: .*(not cleared|charged twice|without a tag|unknown tag)'
 PROVOKED='alloc_tag: allocation without a tag from untagged_(slab|page)\+0x[0-9a-f]+/0x[0-9a-f]+ \[allocprof_untagged\]'
 
-note "== build matrix"
+section "build matrix"
 build kernel guest prof-on && have_on=1 || have_on=0
 build off guest prof-off slab && have_off=1 || have_off=0
 build sanitize guest debug sanitize && have_san=1 || have_san=0
@@ -103,7 +106,7 @@ kunit_log=$logs/kunit-um.log
 	--jobs=1 --make_options CC="ccache gcc" ) >"$kunit_log" 2>&1 &
 kunit_pid=$!
 
-note "== external test modules"
+section "external test modules"
 # Built against each kernel that boots them: build/testmod-NAME.
 modules() { # [ARCH=arm64] modules NAME
 	local mod=$B/testmod-$1 cross=()
@@ -138,7 +141,7 @@ if [ -x "$here/allocinfo/run-tests.sh" ]; then
 	tally "$logs/allocinfo.log" "allocinfo"
 fi
 
-note "== QEMU boot checks"
+section "QEMU boot checks"
 K=$B/kernel/arch/x86/boot/bzImage
 if [ $have_on = 1 ]; then
 	boot "$K" allocinfo allocinfo.sh ""
@@ -190,7 +193,7 @@ else
 	ko "boot check of the compiled-out kernel (no kernel)"
 fi
 
-note "== sanitizer kernel (KASAN, lockdep, DEBUG_VM, atomic sleep, profiling debug)"
+section "sanitizer kernel (KASAN, lockdep, DEBUG_VM, atomic sleep, profiling debug)"
 if [ $have_san = 1 ]; then
 	S_K=$B/sanitize/arch/x86/boot/bzImage
 	# memcg off lets the migration case run (see alloc_tag_test_migrate).
@@ -241,7 +244,7 @@ else
 	ko "sanitizer boot checks (no kernel)"
 fi
 
-note "== arm64 (qemu-system-aarch64 -M virt -cpu max, TCG)"
+section "arm64 (qemu-system-aarch64 -M virt -cpu max, TCG)"
 if [ $have_a64 = 1 ]; then
 	A_K=$B/arm64/arch/arm64/boot/Image
 	# The suites run at every boot of this kernel; memcg off lets the
@@ -264,7 +267,7 @@ else
 	ko "arm64 boot checks (no kernel)"
 fi
 
-note "== KUnit (UML)"
+section "KUnit (UML)"
 wait $kunit_pid
 krc=$?
 line=$(grep -a 'Testing complete. Ran' "$kunit_log" | tail -1)
@@ -282,14 +285,14 @@ else
 	ko "kunit.py produced no result (status $krc)"
 fi
 
-note "== FORTIFY_SOURCE (modules against modules_prepare of -O2 FORTIFY kernels)"
+section "FORTIFY_SOURCE (modules against modules_prepare of -O2 FORTIFY kernels)"
 "$here/fortify.sh" >"$logs/fortify.log" 2>&1
 tally "$logs/fortify.log" "fortify"
 
-note "== patch series (git am, quilt, patch -p1, same tree, checkpatch, docs)"
+section "patch series (git am, quilt, patch -p1, same tree, checkpatch, docs)"
 "$here/series-check.sh" >"$logs/series.log" 2>&1
 tally "$logs/series.log" "series"
 
-note "logs: $logs"
+note "logs: $logs; $((SECONDS / 60)) minutes"
 echo "$P passed, $F failed, $S skipped"
 [ "$F" = 0 ]
