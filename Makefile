@@ -9,9 +9,11 @@ PKGS := linux-source-6.1 build-essential flex bison bc kmod cpio libelf-dev \
 	busybox-static ccache quilt git clang libclang-rt-14-dev python3-sphinx \
 	prometheus prometheus-node-exporter \
 	gcc-aarch64-linux-gnu qemu-system-arm linux-config-6.1
-# arm64 guests: busybox-static:arm64 unpacked here, never installed (it
-# would replace the amd64 /bin/busybox that the x86 guests use).
+# arm64 and i386 guests: busybox-static:arm64 and :i386 unpacked here,
+# never installed (either would replace the amd64 /bin/busybox that the
+# x86_64 guests use).
 BUSYBOX_ARM64 := build/busybox-arm64
+BUSYBOX_I386 := build/busybox-i386
 
 .PHONY: all deps tree refresh kernel kernel-arm64 demo check clean help series \
 	bisect-check
@@ -33,7 +35,8 @@ deps:
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive \
 			apt-get install -y -qq $$missing >/dev/null; \
 	fi
-	@$(T)/busybox-arm64.sh $(BUSYBOX_ARM64)
+	@$(T)/busybox-foreign.sh arm64 $(BUSYBOX_ARM64)
+	@$(T)/busybox-foreign.sh i386 $(BUSYBOX_I386)
 
 tree: deps
 	@python3 $(T)/tree.py tree

@@ -58,6 +58,7 @@ static void mem_profiling_set(bool on)
 {
 	if (on) {
 		static_branch_enable(&mem_alloc_profiling_ever_key);
+		pcpu_alloc_tags_fill();
 		static_branch_enable(&mem_alloc_profiling_key);
 	} else {
 		static_branch_disable(&mem_alloc_profiling_key);
@@ -320,7 +321,7 @@ static long alloc_tag_meta_read(enum alloc_tag_meta kind)
 static size_t pgtag_array_bytes(void);
 
 #define ALLOC_TAG_META_FMT						\
-	"metadata: %llu bytes (%llu.%02llu%% of RAM): vmlinux tags %zu, "	\
+	"metadata: %llu bytes (%u.%02u%% of RAM): vmlinux tags %zu, "	\
 	"their per-CPU counters %zu, page tags %zu, "			\
 	"slab extension vectors %ld, per-CPU tag vectors %ld\n"
 
@@ -336,7 +337,8 @@ static void alloc_tag_print_metadata(bool notice)
 	size_t pages = pgtag_array_bytes();
 	u64 total = tags + cntrs + pages + slab + pcpu;
 	u64 ram = (u64)totalram_pages() << PAGE_SHIFT;
-	u64 bp = ram ? div64_u64(total * 10000, ram) : 0;
+	/* Basis points; u32, as 32-bit kernels have no 64-bit division. */
+	u32 bp = ram ? div64_u64(total * 10000, ram) : 0;
 
 	if (notice)
 		pr_notice(ALLOC_TAG_META_FMT, total, bp / 100, bp % 100, tags,

@@ -148,6 +148,8 @@ struct alloc_tag_counters alloc_tag_read(struct alloc_tag *tag);
 void alloc_tag_metadata_failed(struct alloc_tag *tag);
 void alloc_tag_meta_add(enum alloc_tag_meta kind, long bytes);
 void alloc_tag_show_mem(void);
+/* mm/percpu.c: every percpu chunk gets its tag vector (switching on). */
+void pcpu_alloc_tags_fill(void);
 
 #if defined(CONFIG_SLAB_OBJ_EXT) && defined(CONFIG_MEMCG_KMEM)
 /* mm/slab_common.c: the slab object extension drops the tag ("never"). */
@@ -326,10 +328,30 @@ static __always_inline void alloc_tag_uncharge(struct alloc_tag **ref,
 	alloc_hooks_tag(&_alloc_tag, _do_alloc);			\
 })
 
+/**
+ * alloc_6_1_name() - give an allocation function its 6.1 name as well
+ * @name: the 6.1 name; the function is name##_noprof()
+ *
+ * With profiling compiled in, name() is a macro around name##_noprof().
+ * The alias, a symbol that is not exported, is for what finds functions by
+ * name: kprobes, BPF and perf probes written for 6.1, ftrace filters, and
+ * UML's host-side code, which cannot see these headers' macros.
+ */
+#define alloc_6_1_name(name)						\
+	extern typeof(name##_noprof) name __alias(name##_noprof)
+
 #else /* CONFIG_MEM_ALLOC_PROFILING */
 
+/*
+ * Compiled out, the headers define foo_noprof as foo, so that the
+ * functions, their exports and their kallsyms names are 6.1's.  A call
+ * foo(...) still goes through the macro foo(...), alloc_hooks(foo_noprof(...)),
+ * which ends as a call to the function foo(): a macro is not expanded again
+ * inside its own expansion.
+ */
 #define alloc_hooks(_do_alloc)		_do_alloc
 #define alloc_hooks_tag(_tag, _do_alloc) _do_alloc
+#define alloc_6_1_name(name)
 
 static inline bool mem_alloc_profiling_enabled(void)
 {

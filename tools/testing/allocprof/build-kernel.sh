@@ -21,14 +21,16 @@ jobs=${JOBS:-$(nproc)}
 case $arch in
 x86_64) cross="" image=bzImage ;;
 arm64) cross=aarch64-linux-gnu- image=Image ;;
-*) echo "build-kernel: ARCH=$arch: only x86_64 and arm64" >&2; exit 2 ;;
+i386) cross= image=bzImage ;;
+*) echo "build-kernel: ARCH=$arch: only x86_64, arm64 and i386" >&2; exit 2 ;;
 esac
 mk() { make -s -C "$src" O="$out" ARCH="$arch" CROSS_COMPILE="$cross" "$@"; }
 # arm64 needs configs/arm64.config after guest.config (the virt machine's
-# console, no ACPI): added there when not named.
-if [ "$arch" = arm64 ] && [[ " $* " != *" arm64 "* ]]; then
-	set -- $(for f in "$@"; do echo "$f"; [ "$f" = guest ] && echo arm64; done)
-	[[ " $* " == *" arm64 "* ]] || set -- arm64 "$@"
+# console, no ACPI), i386 configs/i386.config (32-bit, no virtual memmap):
+# added there when not named.
+if [ "$arch" != x86_64 ] && [[ " $* " != *" $arch "* ]]; then
+	set -- $(for f in "$@"; do echo "$f"; [ "$f" = guest ] && echo "$arch"; done)
+	[[ " $* " == *" $arch "* ]] || set -- "$arch" "$@"
 fi
 frags=()
 for f in "$@"; do frags+=("$here/configs/$f.config"); done

@@ -97,6 +97,8 @@ build off guest prof-off slab && have_off=1 || have_off=0
 build sanitize guest debug sanitize && have_san=1 || have_san=0
 # arm64, cross-compiled: profiling on, the KUnit suites built in.
 ARCH=arm64 build arm64 guest arm64 prof-on kunit && have_a64=1 || have_a64=0
+# i386, as Debian's 686-pae: PAE, high memory, memcg, no virtual memmap.
+ARCH=i386 build i386 guest i386 prof-on && have_i386=1 || have_i386=0
 
 # KUnit under UML is built and run in the background on one job while the
 # QEMU checks below, which use one CPU each, run; it is counted at the end.
@@ -112,6 +114,7 @@ modules() { # [ARCH=arm64] modules NAME
 	local mod=$B/testmod-$1 cross=()
 	[ "${ARCH:-x86_64}" = arm64 ] &&
 		cross=(ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu-)
+	[ "${ARCH:-x86_64}" = i386 ] && cross=(ARCH=i386)
 	rm -rf "$mod" && mkdir -p "$mod" && cp "$here"/modules/* "$mod"/
 	python3 "$here/modules/gen-many.py" 2000 >"$mod/allocprof_many.c"
 	if make -C "$B/$1" M="$mod" "${cross[@]}" modules >"$logs/testmod-$1.log" 2>&1; then
@@ -127,6 +130,8 @@ have_mod=0 have_mod_san=0
 [ $have_san = 1 ] && modules sanitize && have_mod_san=1
 have_mod_a64=0
 [ $have_a64 = 1 ] && ARCH=arm64 modules arm64 && have_mod_a64=1
+have_mod_i386=0
+[ $have_i386 = 1 ] && ARCH=i386 modules i386 && have_mod_i386=1
 mod=$B/testmod-kernel
 mods() { # the .ko files booted by the module and stress checks
 	local d=$B/testmod-$1
@@ -139,6 +144,14 @@ if [ -x "$here/allocinfo/run-tests.sh" ]; then
 	note "== allocinfo tool"
 	"$here/allocinfo/run-tests.sh" "$B/allocinfo" >"$logs/allocinfo.log" 2>&1
 	tally "$logs/allocinfo.log" "allocinfo"
+fi
+
+section "compiled out: what 6.1 has (exports, entry point names, struct layouts)"
+if [ $have_off = 1 ]; then
+	"$here/abi-check.sh" off guest prof-off slab >"$logs/abi.log" 2>&1
+	tally "$logs/abi.log" "abi"
+else
+	ko "ABI comparison (no compiled-out kernel)"
 fi
 
 section "QEMU boot checks"
@@ -181,7 +194,12 @@ if [ $have_on = 1 ]; then
 		sk "boot modules (no test module)"
 	fi
 	boot "$K" never never.sh "sysctl.vm.mem_profiling=never"
-	boot "$K" bootoff bootoff.sh "sysctl.vm.mem_profiling=0"
+	if [ $have_mod = 1 ]; then
+		boot "$K" kprobe kprobe.sh "" "$mod/allocprof_kprobe.ko"
+	fi
+	# shellcheck disable=SC2046
+	CPUS=2 boot "$K" bootoff bootoff.sh "sysctl.vm.mem_profiling=0" \
+		$([ $have_mod = 1 ] && echo "$mod/allocprof_pcpu.ko")
 	boot "$K" badparam badparam.sh "sysctl.vm.mem_profiling=bogus"
 	boot "$K" pagearray pagearray.sh "mem_profiling_page_tags=array"
 else
@@ -238,7 +256,9 @@ if [ $have_san = 1 ]; then
 		ko "page array with hot-added memory (no modules for the sanitizer kernel)"
 	fi
 	boot "$S_K" san-never never.sh "sysctl.vm.mem_profiling=never"
-	boot "$S_K" san-bootoff bootoff.sh "sysctl.vm.mem_profiling=0"
+	# shellcheck disable=SC2046
+	CPUS=2 boot "$S_K" san-bootoff bootoff.sh "sysctl.vm.mem_profiling=0" \
+		$([ $have_mod_san = 1 ] && echo "$B/testmod-sanitize/allocprof_pcpu.ko")
 	boot "$S_K" san-badparam badparam.sh "sysctl.vm.mem_profiling=bogus"
 else
 	ko "sanitizer boot checks (no kernel)"
@@ -265,6 +285,29 @@ if [ $have_a64 = 1 ]; then
 	ARCH=arm64 boot "$A_K" a64-pagearray pagearray.sh "mem_profiling_page_tags=array"
 else
 	ko "arm64 boot checks (no kernel)"
+fi
+
+section "i386 (qemu-system-i386, PAE, 1.5 GiB: high memory)"
+if [ $have_i386 = 1 ]; then
+	I_K=$B/i386/arch/x86/boot/bzImage
+	I_M=$B/testmod-i386
+	export MEM=1536
+	ARCH=i386 boot "$I_K" i386-allocinfo allocinfo.sh ""
+	if [ $have_mod_i386 = 1 ]; then
+		# shellcheck disable=SC2046
+		ARCH=i386 CPUS=2 boot "$I_K" i386-modules modules.sh "" $(mods i386)
+		ARCH=i386 boot "$I_K" i386-memcg memcg.sh "sysctl.vm.mem_profiling=0" \
+			"$I_M/allocprof_memcg.ko"
+		ARCH=i386 CPUS=2 boot "$I_K" i386-bootoff bootoff.sh \
+			"sysctl.vm.mem_profiling=0" "$I_M/allocprof_pcpu.ko"
+		ARCH=i386 boot "$I_K" i386-kprobe kprobe.sh "" "$I_M/allocprof_kprobe.ko"
+	else
+		ko "i386 module checks (no modules)"
+	fi
+	ARCH=i386 boot "$I_K" i386-never never.sh "sysctl.vm.mem_profiling=never"
+	unset MEM
+else
+	ko "i386 boot checks (no kernel)"
 fi
 
 section "KUnit (UML)"

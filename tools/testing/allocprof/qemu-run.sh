@@ -6,12 +6,13 @@
 #
 #   qemu-run.sh -k bzImage -s guest.sh [-f FILE]... [-a "kernel args"]
 #               [-t TIMEOUT_S] [-c CPUS] [-m MEM_MB] [-l console.log]
-#               [-r x86_64|arm64] [-x "extra QEMU arguments"]
+#               [-r x86_64|arm64|i386] [-x "extra QEMU arguments"]
 #
 # -r arm64 boots an arm64 Image on qemu-system-aarch64 -M virt -cpu max
 # with the arm64 busybox that "make deps" unpacks into build/busybox-arm64
-# (BUSYBOX_ARM64 names another); the default is x86_64 with the host's
-# busybox.  -m takes what QEMU's -m takes ("512,slots=2,maxmem=2G" for
+# (BUSYBOX_ARM64 names another); -r i386 a 32-bit bzImage on
+# qemu-system-i386 with build/busybox-i386 (BUSYBOX_I386); the default is
+# x86_64 with the host's busybox.  -m takes what QEMU's -m takes ("512,slots=2,maxmem=2G" for
 # memory hotplug); -x adds QEMU arguments, split at spaces (a pc-dimm).
 # Files given with -f are copied to /data in the guest.  The console is
 # printed (and saved with -l).  A guest that panics, or never reports its
@@ -50,7 +51,13 @@ arm64)
 	[ -x "$busybox" ] ||
 		{ echo "qemu-run: no arm64 busybox at $busybox (make deps)" >&2; exit 2; }
 	;;
-*) echo "qemu-run: -r $arch: only x86_64 and arm64" >&2; exit 2 ;;
+i386)
+	top=$(cd "$(dirname "$0")/../../.." && pwd)
+	busybox=${BUSYBOX_I386:-$top/build/busybox-i386/bin/busybox}
+	[ -x "$busybox" ] ||
+		{ echo "qemu-run: no i386 busybox at $busybox (make deps)" >&2; exit 2; }
+	;;
+*) echo "qemu-run: -r $arch: only x86_64, arm64 and i386" >&2; exit 2 ;;
 esac
 
 tmp=$(mktemp -d /tmp/allocprof-qemu.XXXXXX)
@@ -102,6 +109,8 @@ accel=tcg
 
 if [ "$arch" = arm64 ]; then
 	qemu=(qemu-system-aarch64 -M virt -cpu max) console=ttyAMA0
+elif [ "$arch" = i386 ]; then
+	qemu=(qemu-system-i386 -cpu max) console=ttyS0
 else
 	qemu=(qemu-system-x86_64 -cpu max) console=ttyS0
 fi

@@ -24,6 +24,7 @@
 #include <linux/delay.h>
 #include <linux/gfp.h>
 #include <linux/kthread.h>
+#include <linux/math64.h>
 #include <linux/module.h>
 #include <linux/percpu.h>
 #include <linux/prandom.h>
@@ -372,8 +373,8 @@ static void report(void)
 				objects += w->ring[api][i].n;
 		}
 		/* Units are per full bulk; bulk pages may come back partial. */
-		bytes = unit_bytes[api] * objects / unit_objects(api);
-		calls = unit_calls[api] * objects / unit_objects(api);
+		bytes = div_u64(unit_bytes[api] * objects, unit_objects(api));
+		calls = div_u64(unit_calls[api] * objects, unit_objects(api));
 		pr_info("allocprof_stress: api %s line %u unit %llu %llu held %lu expect %llu %llu attempts %lu failed %lu\n",
 			api_name[api], site_line[api], unit_bytes[api],
 			unit_calls[api], objects, bytes, calls, attempts,
