@@ -8,7 +8,8 @@ PKGS := linux-source-6.1 build-essential flex bison bc kmod cpio libelf-dev \
 	libssl-dev dwarves python3 rsync xz-utils qemu-system-x86 \
 	busybox-static ccache quilt git clang libclang-rt-14-dev python3-sphinx \
 	prometheus prometheus-node-exporter \
-	gcc-aarch64-linux-gnu qemu-system-arm linux-config-6.1
+	gcc-aarch64-linux-gnu gcc-arm-linux-gnueabihf qemu-system-arm \
+	linux-config-6.1
 # arm64 and i386 guests: busybox-static:arm64 and :i386 unpacked here,
 # never installed (either would replace the amd64 /bin/busybox that the
 # x86_64 guests use).
@@ -16,7 +17,7 @@ BUSYBOX_ARM64 := build/busybox-arm64
 BUSYBOX_I386 := build/busybox-i386
 
 .PHONY: all deps tree refresh kernel kernel-arm64 demo check clean help series \
-	bisect-check
+	bisect-check build32
 
 all: help
 
@@ -69,6 +70,15 @@ series: deps
 # build/bisect; BISECT_ARGS="-n 2" stops after the second patch.
 bisect-check: deps
 	@$(T)/bisect-check.sh $(BISECT_ARGS)
+
+# 32-bit kernels, by hand: i386 with profiling compiled out (make check
+# builds and boots it compiled in), and 32-bit arm (armhf, ARMv7, LPAE)
+# compiled in and out, in build/i386-off, build/arm-on, build/arm-off.
+build32: tree
+	@ARCH=i386 $(T)/build-kernel.sh i386-off guest i386 prof-off
+	@ARCH=arm $(T)/build-kernel.sh arm-on guest arm prof-on
+	@ARCH=arm $(T)/build-kernel.sh arm-off guest arm prof-off
+	@echo "build32: i386 off, arm on and off built"
 
 # Instruction-count, timing and memory benchmark (by hand, not part of
 # check); builds under build/bench*/.  Default: the icount venue, with

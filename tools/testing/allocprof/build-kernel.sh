@@ -3,9 +3,10 @@
 #
 # build-kernel.sh NAME FRAGMENT... : build a kernel in build/NAME from
 # tinyconfig plus the given config fragments (names in configs/), for
-# ARCH=x86_64 (the default; bzImage) or ARCH=arm64 (cross-compiled with
-# aarch64-linux-gnu-gcc; Image, and the arm64 fragment added after guest
-# if not named).
+# ARCH=x86_64 (the default; bzImage), ARCH=arm64 (cross-compiled with
+# aarch64-linux-gnu-gcc; Image), ARCH=i386 (bzImage) or ARCH=arm
+# (arm-linux-gnueabihf-gcc, zImage); the architecture's fragment is added
+# after guest if not named.
 # The folder is kept between runs (incremental, ccache); it is
 # reconfigured only when the fragments change.  Every option a fragment
 # sets must survive olddefconfig, so a dependency we did not satisfy is an
@@ -22,12 +23,13 @@ case $arch in
 x86_64) cross="" image=bzImage ;;
 arm64) cross=aarch64-linux-gnu- image=Image ;;
 i386) cross= image=bzImage ;;
-*) echo "build-kernel: ARCH=$arch: only x86_64, arm64 and i386" >&2; exit 2 ;;
+arm) cross=arm-linux-gnueabihf- image=zImage ;;
+*) echo "build-kernel: ARCH=$arch: only x86_64, arm64, i386 and arm" >&2; exit 2 ;;
 esac
 mk() { make -s -C "$src" O="$out" ARCH="$arch" CROSS_COMPILE="$cross" "$@"; }
 # arm64 needs configs/arm64.config after guest.config (the virt machine's
-# console, no ACPI), i386 configs/i386.config (32-bit, no virtual memmap):
-# added there when not named.
+# console, no ACPI), i386 and arm configs/i386.config and arm.config
+# (32-bit, no virtual memmap): added there when not named.
 if [ "$arch" != x86_64 ] && [[ " $* " != *" $arch "* ]]; then
 	set -- $(for f in "$@"; do echo "$f"; [ "$f" = guest ] && echo "$arch"; done)
 	[[ " $* " == *" $arch "* ]] || set -- "$arch" "$@"

@@ -12,9 +12,11 @@
 set -u
 src=$1 out=$2 arch=$3
 shift 3
-# Kconfig asks the compiler what it supports: the cross compiler for arm64.
+# Kconfig asks the compiler what it supports: the cross compiler for arm64
+# and arm.
 case $arch in
 arm64) export CROSS_COMPILE=aarch64-linux-gnu- ;;
+arm) export CROSS_COMPILE=arm-linux-gnueabihf- ;;
 esac
 mkdir -p "$out"
 make -s -C "$src" O="$out" ARCH="$arch" tinyconfig >/dev/null 2>&1 || exit 2

@@ -42,7 +42,7 @@ static int allocprof_pcpu_set(const char *val, const struct kernel_param *kp)
 
 static int allocprof_pcpu_get(char *buf, const struct kernel_param *kp)
 {
-	return sysfs_emit(buf, "%d\n", obj != NULL);
+	return sysfs_emit(buf, "%d\n", !!obj);
 }
 
 static const struct kernel_param_ops allocprof_pcpu_ops = {
