@@ -335,14 +335,15 @@ static __always_inline void alloc_tag_uncharge(struct alloc_tag **ref,
  * With profiling compiled in, name() is a macro around name##_noprof().
  * The alias, a symbol that is not exported, is for what finds functions by
  * name: kprobes, BPF and perf probes written for 6.1, ftrace filters, and
- * UML's host-side code, which cannot see these headers' macros.  It is
- * weak so that, of the two names at one address, kallsyms gives the
- * _noprof one (its sort puts weak symbols after the others): the stack
- * walks of capture and of the debug report find the entry points by it.
+ * UML's host-side code, which cannot see these headers' macros.  The
+ * assembler gives it the function's type and size.  It is weak so that,
+ * of the two names at one address, kallsyms gives the _noprof one (its
+ * sort puts weak symbols after the others): the stack walks of capture
+ * and of the debug report find the entry points by it.
  */
 #define alloc_6_1_name(name)						\
-	extern __typeof__(name##_noprof) name				\
-		__copy(name##_noprof) __weak __alias(name##_noprof)
+	asm(".weak " __stringify(name) "\n\t"				\
+	    ".set " __stringify(name) ", " __stringify(name##_noprof))
 
 #else /* CONFIG_MEM_ALLOC_PROFILING */
 
