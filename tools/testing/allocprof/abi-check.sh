@@ -3,7 +3,8 @@
 #
 # abi-check.sh SERIES_BUILD FRAGMENT...: with profiling compiled out, the
 # series must leave what plain 6.1 has.  Builds 6.1 itself (the pristine
-# source) from the same fragments in build/base-NAME, then compares it with
+# source) from the same fragments in build/base-NAME with build-kernel.sh
+# (log: build/base-NAME.log), then compares it with
 # the series' kernel in build/SERIES_BUILD (built by build-kernel.sh with
 # those fragments):
 # - Module.symvers: the same exported symbols, export types and namespaces;
@@ -20,25 +21,15 @@ B=$top/build
 name=$1; shift
 series=$B/$name
 base=$B/base-$name
-src=$B/pristine/linux-source-6.1
-jobs=${JOBS:-$(nproc)}
 F=0
 ok() { echo "PASS: $*"; }
 ko() { echo "FAIL: $*"; F=1; }
 
-frags=()
-for f in "$@"; do frags+=("$here/configs/$f.config"); done
-sum=$(cat "${frags[@]}" | sha1sum | cut -c1-16)
-if [ "$(cat "$base/.fragsum" 2>/dev/null)" != "$sum" ]; then
-	rm -rf "$base"
-	"$here/configure-frags.sh" "$src" "$base" x86_64 "${frags[@]}" >/dev/null
-	[ $? -le 1 ] || { ko "configure 6.1 in $base"; exit 1; }
-	echo "$sum" >"$base/.fragsum"
-fi
-mk() { make -s -C "$1" O="$2" CC="ccache gcc" KBUILD_BUILD_HOST=allocprof "${@:3}"; }
-if mk "$src" "$base" -j"$jobs" bzImage modules && mk "$src" "$base" modules_prepare; then
+if KERNEL_SRC=$B/pristine/linux-source-6.1 "$here/build-kernel.sh" "base-$name" "$@" \
+	>"$base.log" 2>&1; then
 	ok "6.1 built from the same fragments ($*)"
 else
+	tail -20 "$base.log"
 	ko "6.1 built from the same fragments ($*)"
 	exit 1
 fi

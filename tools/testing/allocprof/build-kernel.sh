@@ -14,7 +14,8 @@
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../../.." && pwd)
-src=$top/build/linux
+# KERNEL_SRC: another source tree (abi-check.sh builds the pristine base).
+src=${KERNEL_SRC:-$top/build/linux}
 name=$1; shift
 out=$top/build/$name
 arch=${ARCH:-x86_64}
