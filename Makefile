@@ -46,7 +46,7 @@ refresh:
 	@python3 $(T)/tree.py refresh
 
 kernel: tree
-	@$(T)/build-kernel.sh kernel guest prof-on
+	@$(T)/build-kernel.sh kernel guest prof-on numa
 	@echo "kernel: build/kernel/arch/x86/boot/bzImage; external modules: make -C build/kernel M=<dir> modules"
 
 # The arm64 kernel of make check (profiling on, the KUnit suites built in).

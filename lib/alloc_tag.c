@@ -19,6 +19,7 @@
 #include <linux/kmemleak.h>
 #include <linux/memblock.h>
 #include <linux/memory.h>
+#include <linux/memory_hotplug.h>
 #include <linux/minmax.h>
 #include <linux/mm.h>
 #include <linux/module.h>
@@ -523,10 +524,11 @@ enum pgtag_mode {
 /*
  * The array: a slot per page frame, in chunks of PGTAG_CHUNK_PAGES frames
  * allocated for the memory that exists, at boot before the page allocator
- * hands out its first page, and when memory is hot-added.  A directory
- * indexed by pfn / PGTAG_CHUNK_PAGES points to them.  Chunks stay once
- * allocated, and a directory replaced by a larger one (memory added above
- * the end of the old one) is kept too, so lookups need no lock.
+ * hands out its first page, and when memory goes online.  A directory
+ * indexed by pfn / PGTAG_CHUNK_PAGES points to them.  A chunk is freed
+ * when none of its memory is online any more (pgtag_uncover()); a
+ * directory replaced by a larger one (memory added above the end of the
+ * old one) is kept, so lookups need no lock.
  */
 #define PGTAG_CHUNK_SHIFT	15
 #define PGTAG_CHUNK_PAGES	BIT(PGTAG_CHUNK_SHIFT)
@@ -550,23 +552,8 @@ static struct pgtag_dir pgtag_dir_none;
 static struct pgtag_dir *pgtag_dir __read_mostly = &pgtag_dir_none;
 static atomic_long_t pgtag_chunks;	/* chunks allocated */
 static DEFINE_MUTEX(pgtag_dir_lock);	/* allocates chunks after boot */
-static bool pgtag_force_array __initdata;
 static bool pgtag_too_many_tags __initdata;
 static bool pgtag_no_memory __initdata;	/* for the array: refused */
-static u32 pgtag_slot_none;		/* DEBUG_VM: the slot of no page */
-
-static int __init pgtag_storage_param(char *arg)
-{
-	if (arg && !strcmp(arg, "array")) {
-		pgtag_force_array = true;
-		pgtag_mode = PGTAG_NONE;
-	} else if (!arg || strcmp(arg, "flags")) {
-		pr_err("mem_profiling_page_tags=%s is not 'flags' or 'array'; ignored\n",
-		       arg ?: "");
-	}
-	return 0;
-}
-early_param("mem_profiling_page_tags", pgtag_storage_param);
 
 static __always_inline bool pgtag_in_array(void)
 {
@@ -574,14 +561,18 @@ static __always_inline bool pgtag_in_array(void)
 }
 
 /*
- * The array slot of @page.
+ * The array slot of @page, or NULL if it has none.
  *
- * @page is memory that is or was online, and all of it has its chunk:
- * the boot gives every range of memory that exists its chunks (or
- * disables profiling), and hot-added memory does not go online without
- * them, ahead of the page allocator seeing its pages; chunks are never
- * freed.  So neither the index nor the chunk needs a test, which would
- * cost a bound check and a NULL test on every hook.
+ * Only pages of online memory reach the hooks (being allocated, freed,
+ * split or migrated), and online memory has its chunk: the boot gives
+ * every range of memory that exists its chunks (or disables profiling),
+ * hot-added memory does not go online without them, and a chunk is freed
+ * only once none of its memory is online, when no hook can still be
+ * working on one of its pages (offlining waits until every page of the
+ * range is free in the buddy allocator, which is after its free hook).
+ * The bound and the chunk are tested all the same, for the price of a
+ * compare and a test: a page that breaks that rule gets a warning and
+ * goes uncharged, not a write to memory that is not its slot.
  */
 static __always_inline u32 *pgtag_slot(struct page *page)
 {
@@ -590,39 +581,46 @@ static __always_inline u32 *pgtag_slot(struct page *page)
 	unsigned long c = pfn >> PGTAG_CHUNK_SHIFT;
 	u32 *chunk;
 
-	/* Either would be a bug; a scratch slot keeps the kernel going. */
-	if (IS_ENABLED(CONFIG_DEBUG_VM) && WARN_ON_ONCE(c >= dir->nr))
-		return &pgtag_slot_none;
+	if (WARN_ON_ONCE(c >= dir->nr))
+		return NULL;
 	chunk = READ_ONCE(dir->chunk[c]);
-	if (IS_ENABLED(CONFIG_DEBUG_VM) && WARN_ON_ONCE(!chunk))
-		return &pgtag_slot_none;
+	if (WARN_ON_ONCE(!chunk))
+		return NULL;
 	return &chunk[pfn & (PGTAG_CHUNK_PAGES - 1)];
 }
 
 static __always_inline u32 pgtag_get(struct page *page)
 {
+	u32 *slot;
+
 	if (!pgtag_in_array())
 		return (READ_ONCE(page->flags) & PGTAG_FLAGS_MASK) >>
 		       ALLOC_TAG_PGOFF;
-	return READ_ONCE(*pgtag_slot(page));
+	slot = pgtag_slot(page);
+	return slot ? READ_ONCE(*slot) : 0;
 }
 
 /*
- * Give @page tag number @idx.  In the flags field no check is needed:
- * pgtag_mod_limit keeps every number in range.
+ * Give @page tag number @idx; false if it has nowhere to keep it.  In the
+ * flags field no check is needed: pgtag_mod_limit keeps every number in
+ * range.
  * @in_use: someone else may change other bits of page->flags meanwhile.
  * A page being allocated has just left the free lists and nobody else
  * holds it: 6.1's own prep_new_page() then sets PG_head with a plain
  * store into the same word.
  */
-static __always_inline void pgtag_store(struct page *page, u32 idx,
+static __always_inline bool pgtag_store(struct page *page, u32 idx,
 					bool in_use)
 {
 	unsigned long old, new;
+	u32 *slot;
 
 	if (pgtag_in_array()) {
-		WRITE_ONCE(*pgtag_slot(page), idx);
-		return;
+		slot = pgtag_slot(page);
+		if (!slot)
+			return false;
+		WRITE_ONCE(*slot, idx);
+		return true;
 	}
 	old = READ_ONCE(page->flags);
 	do {
@@ -633,6 +631,7 @@ static __always_inline void pgtag_store(struct page *page, u32 idx,
 			break;
 		}
 	} while (!try_cmpxchg(&page->flags, &old, new));
+	return true;
 }
 
 /* Set the tag of a page in use: split, migration. */
@@ -668,7 +667,8 @@ void __pgalloc_tag_add(struct page *page, unsigned int nr)
 		alloc_tag_metadata_failed(tag);
 		return;
 	}
-	pgtag_store(page, idx, false);
+	if (unlikely(!pgtag_store(page, idx, false)))
+		return;
 	alloc_tag_counters_add(tag, (s64)nr << PAGE_SHIFT, 1);
 	alloc_tag_capture_add(tag, (unsigned long)page, nr * PAGE_SIZE, 0);
 }
@@ -687,6 +687,8 @@ static __always_inline u32 pgtag_take_freed(struct page *page)
 
 	if (pgtag_in_array()) {
 		slot = pgtag_slot(page);
+		if (!slot)
+			return 0;
 		idx = READ_ONCE(*slot);
 		if (idx)
 			WRITE_ONCE(*slot, 0);
@@ -852,7 +854,7 @@ void __init pgalloc_tag_early_init(void)
 
 fail:
 	/*
-	 * The hooks look slots up without a test: all or nothing.  Without
+	 * A page without its slot warns at every hook: all or nothing.  Without
 	 * the array no page could be charged: as if booted with "never".
 	 */
 	pr_err("page tags: no memory for the array: profiling disabled\n");
@@ -867,18 +869,13 @@ fail:
 	mem_profiling_refuse();
 }
 
+#ifdef CONFIG_MEMORY_HOTPLUG
 /*
  * Chunks for memory going online; a larger directory if need be.  Every
  * page that the allocator may hand out must have its slot (see
  * pgtag_slot()): -ENOMEM, and the memory stays offline, if the directory
  * cannot grow or a chunk cannot be allocated.  Chunks allocated before
- * the failure stay, as all chunks do.
- *
- * The slots of memory that went offline are not cleared: a page still
- * charged when its memory went offline (alloc_contig_range(), an in-use
- * hardware-poisoned page) is freed through the free hook when the memory
- * comes online again, which releases that charge.  Its tag still has the
- * number, as a module's tags keep theirs while they hold charges.
+ * the failure are freed by the MEM_CANCEL_ONLINE that follows.
  */
 static int pgtag_cover(unsigned long start, unsigned long nr_pages, int nid)
 {
@@ -923,16 +920,119 @@ fail:
 	return -ENOMEM;
 }
 
+/* Is any memory that chunk @c covers online? */
+static bool pgtag_chunk_in_use(unsigned long c)
+{
+	unsigned long pfn = c << PGTAG_CHUNK_SHIFT;
+	unsigned long end = pfn + PGTAG_CHUNK_PAGES;
+
+	for (; pfn < end; pfn += PAGES_PER_SECTION)
+		if (pfn_to_online_page(pfn))
+			return true;
+	return false;
+}
+
+/*
+ * A chunk comes from kvzalloc() when memory went online after boot, or
+ * from memblock at boot (reserved pages, which kmemleak knows as a
+ * physical range).  Boot memory can be offlined too: movable memory, or
+ * memory made movable on the command line.
+ */
+static void pgtag_free_chunk(u32 *chunk)
+{
+	if (is_vmalloc_addr(chunk) || !PageReserved(virt_to_page(chunk))) {
+		kvfree(chunk);
+		return;
+	}
+	kmemleak_free_part_phys(__pa(chunk), PGTAG_CHUNK_BYTES);
+	free_reserved_area(chunk, (void *)chunk + PGTAG_CHUNK_BYTES, -1, NULL);
+}
+
+/*
+ * Memory that went offline, or failed to go online, drops its pages' tag
+ * numbers in either storage.  Offlining leaves charged only pages that it
+ * could not free (an in-use hardware-poisoned page): their number would
+ * otherwise be taken for a new allocation's when the memory is onlined
+ * again, in the array, or cleared with the memmap, in page->flags.  The
+ * charges stay, said once here: a page's size is not known from its slot.
+ * Then chunks of which no memory is online any more are freed; no hook
+ * can be looking at one of their pages (see pgtag_slot()).
+ */
+static void pgtag_uncover(unsigned long start, unsigned long nr_pages)
+{
+	unsigned long pfn, c, last, end = start + nr_pages, charged = 0;
+	struct pgtag_dir *dir;
+	size_t freed = 0;
+	u32 *chunk;
+
+	mutex_lock(&pgtag_dir_lock);
+	dir = pgtag_dir;
+	for (pfn = start; pfn < end; pfn++) {
+		struct page *page = pfn_to_page(pfn);
+
+		if (pgtag_mode != PGTAG_ARRAY) {
+			if (pgtag_get(page)) {
+				charged++;
+				pgtag_set(page, 0);
+			}
+			continue;
+		}
+		/* After a failed pgtag_cover(), some chunks may be missing. */
+		c = pfn >> PGTAG_CHUNK_SHIFT;
+		chunk = c < dir->nr ? dir->chunk[c] : NULL;
+		if (chunk && chunk[pfn & (PGTAG_CHUNK_PAGES - 1)]) {
+			charged++;
+			WRITE_ONCE(chunk[pfn & (PGTAG_CHUNK_PAGES - 1)], 0);
+		}
+	}
+	last = pgtag_mode == PGTAG_ARRAY ?
+	       min(dir->nr, DIV_ROUND_UP(end, PGTAG_CHUNK_PAGES)) : 0;
+	for (c = start >> PGTAG_CHUNK_SHIFT; c < last; c++) {
+		chunk = dir->chunk[c];
+		if (!chunk || pgtag_chunk_in_use(c))
+			continue;
+		WRITE_ONCE(dir->chunk[c], NULL);
+		pgtag_free_chunk(chunk);
+		atomic_long_dec(&pgtag_chunks);
+		freed += PGTAG_CHUNK_BYTES;
+	}
+	mutex_unlock(&pgtag_dir_lock);
+	if (charged)
+		pr_warn("page tags: %lu charged pages in pfns %#lx-%#lx went offline; their charges stay\n",
+			charged, start, end - 1);
+	if (freed)
+		pr_info("page tags: %zu bytes of slots for pfns %#lx-%#lx freed, %zu in use\n",
+			freed, start, end - 1, pgtag_array_bytes());
+}
+
 static int pgtag_memory_callback(struct notifier_block *nb,
 				 unsigned long action, void *arg)
 {
 	struct memory_notify *mn = arg;
+	int nid;
 
-	if (action == MEM_GOING_ONLINE)
-		return notifier_from_errno(pgtag_cover(mn->start_pfn, mn->nr_pages,
-						       page_to_nid(pfn_to_page(mn->start_pfn))));
+	switch (action) {
+	case MEM_GOING_ONLINE:
+		if (pgtag_mode != PGTAG_ARRAY)
+			break;
+		nid = page_to_nid(pfn_to_page(mn->start_pfn));
+		return notifier_from_errno(pgtag_cover(mn->start_pfn,
+						       mn->nr_pages, nid));
+	case MEM_OFFLINE:
+	case MEM_CANCEL_ONLINE:
+		pgtag_uncover(mn->start_pfn, mn->nr_pages);
+		break;
+	}
 	return NOTIFY_OK;
 }
+
+static void __init pgtag_hotplug_init(void)
+{
+	hotplug_memory_notifier(pgtag_memory_callback, 0);
+}
+#else
+static inline void pgtag_hotplug_init(void) {}
+#endif /* CONFIG_MEMORY_HOTPLUG */
 
 /* Say where page tags live and why. */
 static int __init pgtag_storage_init(void)
@@ -951,6 +1051,7 @@ static int __init pgtag_storage_init(void)
 				      ALLOC_TAG_INDEX_MASK + 1ULL) - ntags - 1;
 		pr_info("page tags: %d bits of page->flags, no per-page memory (%u numbers for modules)\n",
 			ALLOC_TAG_WIDTH, pgtag_mod_limit);
+		pgtag_hotplug_init();
 		return 0;
 	}
 	if (pgtag_too_many_tags)
@@ -959,11 +1060,9 @@ static int __init pgtag_storage_init(void)
 	if (pgtag_mode != PGTAG_ARRAY)
 		return 0;
 	pgtag_mod_limit = ALLOC_TAG_INDEX_MASK - ntags;
-	hotplug_memory_notifier(pgtag_memory_callback, 0);
-	pr_info("page tags: %zu bytes, 4 per page frame of memory that exists (%s)\n",
-		pgtag_array_bytes(),
-		pgtag_force_array ? "mem_profiling_page_tags=array" :
-		"page->flags has no room");
+	pgtag_hotplug_init();
+	pr_info("page tags: %zu bytes, 4 per page frame of memory that exists (page->flags has no room)\n",
+		pgtag_array_bytes());
 	return 0;
 }
 early_initcall(pgtag_storage_init);

@@ -92,7 +92,7 @@ SPLAT='WARNING:|BUG:|KASAN|Kernel panic|Oops|possible recursive locking|'\
 PROVOKED='alloc_tag: allocation without a tag from untagged_(slab|page)\+0x[0-9a-f]+/0x[0-9a-f]+ \[allocprof_untagged\]'
 
 section "build matrix"
-build kernel guest prof-on && have_on=1 || have_on=0
+build kernel guest prof-on numa && have_on=1 || have_on=0
 build off guest prof-off slab && have_off=1 || have_off=0
 build sanitize guest debug sanitize && have_san=1 || have_san=0
 # arm64, cross-compiled: profiling on, the KUnit suites built in.
@@ -201,7 +201,12 @@ if [ $have_on = 1 ]; then
 	CPUS=2 boot "$K" bootoff bootoff.sh "sysctl.vm.mem_profiling=0" \
 		$([ $have_mod = 1 ] && echo "$mod/allocprof_pcpu.ko")
 	boot "$K" badparam badparam.sh "sysctl.vm.mem_profiling=bogus"
-	boot "$K" pagearray pagearray.sh "mem_profiling_page_tags=array"
+	if [ $have_mod = 1 ]; then
+		# Page tags in the array (numa.config) across hotplug.
+		MEM=1024 TIMEOUT=900 boot "$K" hotplug hotplug.sh \
+			"mem=512M memhp_default_state=online_movable" \
+			"$mod/allocprof_hotplug.ko"
+	fi
 else
 	ko "boot checks of the profiling kernel (no kernel)"
 fi
@@ -237,7 +242,6 @@ if [ $have_san = 1 ]; then
 	else
 		ko "sanitizer module and stress checks (no modules)"
 	fi
-	boot "$S_K" san-pagearray pagearray.sh "mem_profiling_page_tags=array"
 	if [ $have_mod_san = 1 ]; then
 		boot "$S_K" san-debug debug.sh "" \
 			"$B/testmod-sanitize/allocprof_untagged.ko"
@@ -250,10 +254,10 @@ if [ $have_san = 1 ]; then
 	fi
 	if [ $have_mod_san = 1 ]; then
 		MEM=1024 TIMEOUT=900 boot "$S_K" san-hotplug hotplug.sh \
-			"mem=512M mem_profiling_page_tags=array memhp_default_state=online" \
+			"mem=512M memhp_default_state=online_movable" \
 			"$B/testmod-sanitize/allocprof_hotplug.ko"
 	else
-		ko "page array with hot-added memory (no modules for the sanitizer kernel)"
+		ko "page tags in page->flags across hotplug (no modules for the sanitizer kernel)"
 	fi
 	boot "$S_K" san-never never.sh "sysctl.vm.mem_profiling=never"
 	# shellcheck disable=SC2046
@@ -282,7 +286,6 @@ if [ $have_a64 = 1 ]; then
 	ARCH=arm64 boot "$A_K" a64-never never.sh "sysctl.vm.mem_profiling=never"
 	ARCH=arm64 boot "$A_K" a64-bootoff bootoff.sh "sysctl.vm.mem_profiling=0"
 	ARCH=arm64 boot "$A_K" a64-badparam badparam.sh "sysctl.vm.mem_profiling=bogus"
-	ARCH=arm64 boot "$A_K" a64-pagearray pagearray.sh "mem_profiling_page_tags=array"
 else
 	ko "arm64 boot checks (no kernel)"
 fi

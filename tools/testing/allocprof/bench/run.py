@@ -325,8 +325,6 @@ def configs(venue, k, mainline):
         ("2n never", "on", "sysctl.vm.mem_profiling=never",
          "enabled-by-default kernel booted =never"),
         ("3 enabled", "on", "", "enabled by default (page tags: default)"),
-        ("3a enabled, array", "on", "mem_profiling_page_tags=array",
-         "enabled, mem_profiling_page_tags=array"),
         ("4 runtime", "dflt", "bench_rt=1",
          "disabled by default, echo 1 > vm.mem_profiling before insmod"),
         ("4b runtime, booted =0", "on", "sysctl.vm.mem_profiling=0 bench_rt=1",
@@ -581,7 +579,6 @@ def main():
             # allocations) cost; the baseline kernel for comparison.
             for tag, k, extra in (
                     ("default", "on", ""),
-                    ("array", "on", "mem_profiling_page_tags=array"),
                     ("disabled", "on", "sysctl.vm.mem_profiling=0"),
                     ("baseline", "off", "")):
                 img, ko, out = kernels[(venue, k)]
