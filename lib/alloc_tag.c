@@ -28,15 +28,18 @@
 #include <linux/pgalloc_tag.h>
 #include <linux/preempt.h>
 #include <linux/proc_fs.h>
+#include <linux/rcupdate.h>
 #include <linux/sched.h>
 #include <linux/seq_buf.h>
 #include <linux/seq_file.h>
+#include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <linux/stackdepot.h>
 #include <linux/stacktrace.h>
 #include <linux/string.h>
 #include <linux/sysctl.h>
 #include <linux/vmalloc.h>
+#include <linux/workqueue.h>
 #include <kunit/visibility.h>
 
 DEFINE_STATIC_KEY_MAYBE(CONFIG_MEM_ALLOC_PROFILING_ENABLED_BY_DEFAULT,
@@ -201,6 +204,34 @@ static void alloc_tag_sum(struct alloc_tag *tag, s64 *bytes, s64 *calls)
 		*calls += (s64)READ_ONCE(c->calls);
 	}
 }
+
+/*
+ * The counters of every released module tag.  A tag is released only once
+ * nothing is charged to it, so only a bug reaches this (a tag pointer
+ * kept past its module's unload, by alloc_tag_save() or in an object
+ * that was not charged): it then charges this, not whatever the per-CPU
+ * area holds at offset 0.  alloc_tag_released_check() says so once.
+ */
+static DEFINE_PER_CPU(struct alloc_tag_counters, alloc_tag_released);
+
+/**
+ * alloc_tag_released_check() - warn once if a released tag was charged
+ *
+ * Context: any context.
+ */
+VISIBLE_IF_KUNIT void alloc_tag_released_check(void)
+{
+	s64 bytes = 0, calls = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		bytes |= per_cpu(alloc_tag_released.bytes, cpu);
+		calls |= per_cpu(alloc_tag_released.calls, cpu);
+	}
+	if (bytes || calls)
+		pr_warn_once("allocations charged to module tags after their release: a stale tag reference\n");
+}
+EXPORT_SYMBOL_IF_KUNIT(alloc_tag_released_check);
 
 /**
  * alloc_tag_read() - what a call site holds now
@@ -1088,8 +1119,10 @@ static void *allocinfo_start(struct seq_file *m, loff_t *pos)
 	struct allocinfo_private *priv = m->private;
 
 	codetag_lock_module_list(alloc_tag_cttype);
-	if (*pos == 0)
+	if (*pos == 0) {
+		alloc_tag_released_check();
 		return SEQ_START_TOKEN;
+	}
 	/*
 	 * Resume where the last read() stopped; anything else walks anew.
 	 * The tag it stopped at may have gone with its module since.
@@ -1263,50 +1296,92 @@ static size_t range_tags(struct codetag_range *range, struct alloc_tag **first)
  */
 #define PCPU_TAG_BLOCK	1024
 
-static void free_module_counters(struct alloc_tag *tags, size_t n)
+/**
+ * alloc_tag_counters_release() - give back the counters of @n module tags
+ * @tags: the first tag
+ * @n: how many; their counters came from alloc_tag_counters_alloc()
+ *
+ * Context: process context.
+ */
+VISIBLE_IF_KUNIT void alloc_tag_counters_release(struct alloc_tag *tags,
+						 size_t n)
 {
 	size_t i;
 
 	for (i = 0; i < n; i += PCPU_TAG_BLOCK)
 		free_percpu(tags[i].counters);
 	for (i = 0; i < n; i++)
-		tags[i].counters = NULL;
+		tags[i].counters = &alloc_tag_released;
 }
+EXPORT_SYMBOL_IF_KUNIT(alloc_tag_counters_release);
 
-static int alloc_tag_module_load(struct codetag_type *cttype,
-				 struct codetag_range *range)
+/**
+ * alloc_tag_counters_alloc() - give @n module tags their per-CPU counters
+ * @tags: the first tag
+ * @n: how many
+ *
+ * Context: process context.
+ * Return: 0, or -ENOMEM with no counters allocated.
+ */
+VISIBLE_IF_KUNIT int alloc_tag_counters_alloc(struct alloc_tag *tags, size_t n)
 {
 	struct alloc_tag_counters __percpu *block;
-	struct alloc_tag *tags;
-	size_t i, j, n = range_tags(range, &tags);
+	size_t i, j;
 
-	/* "never": no metadata at all; the hooks never look at the tags. */
-	if (mem_profiling_never)
-		return 0;
 	for (i = 0; i < n; i += PCPU_TAG_BLOCK) {
 		size_t nr = min_t(size_t, n - i, PCPU_TAG_BLOCK);
 
 		block = __alloc_percpu(nr * sizeof(*block), sizeof(u64));
 		if (!block) {
-			pr_err("%s: no memory for the counters of %zu tags\n",
-			       range->modname, n);
-			free_module_counters(tags, i);
+			alloc_tag_counters_release(tags, i);
 			return -ENOMEM;
 		}
 		for (j = 0; j < nr; j++)
 			tags[i + j].counters = block + j;
+	}
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(alloc_tag_counters_alloc);
+
+static int alloc_tag_module_load(struct codetag_type *cttype,
+				 struct codetag_range *range)
+{
+	struct alloc_tag *tags;
+	size_t n = range_tags(range, &tags);
+
+	/* "never": no metadata at all; the hooks never look at the tags. */
+	if (mem_profiling_never)
+		return 0;
+	if (alloc_tag_counters_alloc(tags, n)) {
+		pr_err("%s: no memory for the counters of %zu tags\n",
+		       range->modname, n);
+		return -ENOMEM;
 	}
 	pgtag_register_module(tags, n, range->modname);
 	return 0;
 }
 
 /*
- * Are allocations charged to the module's tags still live?  No new ones
- * can be made once the module is gone, so a sum of zero stays zero: then
- * its counters and page-tag numbers are given back.
+ * Modules unloaded with allocations charged to their tags.  Many of those
+ * are frees still on their way: kfree_rcu() in a module's exit function
+ * frees after a grace period and up to 5 seconds of batching, call_rcu()
+ * after a grace period.  So the "still live" message waits for both
+ * (ALLOC_TAG_UNLOAD_GRACE, then rcu_barrier()) and names only modules
+ * whose allocations outlive that.  Entries are added and removed under the
+ * type's lock held for writing (the module_unload callback); the report
+ * reads them under it held for reading.
  */
-static bool alloc_tag_module_unload(struct codetag_type *cttype,
-				    struct codetag_range *range)
+#define ALLOC_TAG_UNLOAD_GRACE	(10 * HZ)
+
+struct alloc_tag_unloaded {
+	struct list_head node;
+	struct codetag_range *range;
+	bool reported;		/* "still live" printed; written by the report */
+};
+
+static LIST_HEAD(alloc_tag_unloaded_list);
+
+static bool alloc_tag_range_live(struct codetag_range *range)
 {
 	s64 bytes = 0, calls = 0;
 	struct alloc_tag *tags;
@@ -1319,18 +1394,80 @@ static bool alloc_tag_module_unload(struct codetag_type *cttype,
 		bytes |= b;
 		calls |= c;
 	}
-	if (bytes || calls) {
-		if (!range->unloaded)
+	return bytes || calls;
+}
+
+static void alloc_tag_unloaded_report(struct work_struct *work)
+{
+	struct alloc_tag_unloaded *u;
+	struct alloc_tag *tags;
+
+	rcu_barrier();
+	codetag_lock_module_list(alloc_tag_cttype);
+	list_for_each_entry(u, &alloc_tag_unloaded_list, node) {
+		if (u->reported || !alloc_tag_range_live(u->range))
+			continue;
+		pr_info("module %s unloaded with allocations still live; keeping its %zu tags\n",
+			u->range->modname, range_tags(u->range, &tags));
+		u->reported = true;
+	}
+	codetag_unlock_module_list(alloc_tag_cttype);
+}
+
+static DECLARE_DELAYED_WORK(alloc_tag_unloaded_work, alloc_tag_unloaded_report);
+
+static struct alloc_tag_unloaded *alloc_tag_unloaded_find(struct codetag_range *range)
+{
+	struct alloc_tag_unloaded *u;
+
+	list_for_each_entry(u, &alloc_tag_unloaded_list, node)
+		if (u->range == range)
+			return u;
+	return NULL;
+}
+
+/*
+ * Are allocations charged to the module's tags still live?  No new ones
+ * can be made once the module is gone, so a sum of zero stays zero: then
+ * its counters and page-tag numbers are given back.
+ */
+static bool alloc_tag_module_unload(struct codetag_type *cttype,
+				    struct codetag_range *range)
+{
+	struct alloc_tag_unloaded *u;
+	struct alloc_tag *tags;
+	size_t n = range_tags(range, &tags);
+
+	if (alloc_tag_range_live(range)) {
+		if (range->unloaded)
+			return true;
+		u = kzalloc(sizeof(*u), GFP_KERNEL);
+		if (!u) {
+			/* Say it now, as nothing will later. */
 			pr_info("module %s unloaded with allocations still live; keeping its %zu tags\n",
 				range->modname, n);
+			return true;
+		}
+		u->range = range;
+		list_add(&u->node, &alloc_tag_unloaded_list);
+		mod_delayed_work(system_wq, &alloc_tag_unloaded_work,
+				 ALLOC_TAG_UNLOAD_GRACE);
 		return true;
 	}
-	if (range->unloaded)
-		pr_info("%s: every allocation of the unloaded module is freed; its tags are released\n",
-			range->modname);
+	if (range->unloaded) {
+		u = alloc_tag_unloaded_find(range);
+		if (!u || u->reported)
+			pr_info("%s: every allocation of the unloaded module is freed; its tags are released\n",
+				range->modname);
+		if (u) {
+			list_del(&u->node);
+			kfree(u);
+		}
+	}
 	alloc_tag_capture_drop_tags(tags, n);
 	pgtag_unregister_module(tags, n);
-	free_module_counters(tags, n);
+	alloc_tag_counters_release(tags, n);
+	alloc_tag_released_check();
 	return false;
 }
 

@@ -596,6 +596,34 @@ static void alloc_tag_test_negative_sum(struct kunit *test)
 	this_cpu_add(tag.counters->calls, -2);
 }
 
+/*
+ * A module tag released with its module no longer has counters of its own:
+ * it points at a static counter shared by all released tags, so a stale
+ * reference charges that, never per-CPU offset 0 (the counters were NULL).
+ */
+static void alloc_tag_test_released(struct kunit *test)
+{
+	struct alloc_tag_counters c;
+	struct alloc_tag *tags;
+
+	tags = kunit_kcalloc(test, 2, sizeof(*tags), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, tags);
+	KUNIT_ASSERT_EQ(test, alloc_tag_counters_alloc(tags, 2), 0);
+	KUNIT_EXPECT_TRUE(test, tags[0].counters != tags[1].counters);
+	alloc_tag_counters_release(tags, 2);
+	KUNIT_EXPECT_TRUE(test, tags[0].counters);
+	KUNIT_EXPECT_TRUE(test, tags[0].counters == tags[1].counters);
+	alloc_tag_counters_add(&tags[0], 64, 1);
+	c = alloc_tag_read(&tags[1]);
+	KUNIT_EXPECT_EQ(test, c.bytes, 64ULL);
+	KUNIT_EXPECT_EQ(test, c.calls, 1ULL);
+	/* Undo, so that the check finds nothing and the log stays quiet. */
+	alloc_tag_counters_add(&tags[0], -64, -1);
+	alloc_tag_released_check();
+	c = alloc_tag_read(&tags[0]);
+	KUNIT_EXPECT_EQ(test, c.bytes, 0ULL);
+}
+
 static void alloc_tag_test_switch(struct kunit *test)
 {
 	unsigned int l1, l2;
@@ -722,6 +750,7 @@ static struct kunit_case alloc_tag_test_cases[] = {
 	KUNIT_CASE(alloc_tag_test_vmalloc),
 	KUNIT_CASE(alloc_tag_test_percpu),
 	KUNIT_CASE(alloc_tag_test_negative_sum),
+	KUNIT_CASE(alloc_tag_test_released),
 	KUNIT_CASE(alloc_tag_test_switch),
 	{}
 };

@@ -163,6 +163,9 @@ static inline void slab_obj_ext_drop_tags(void) {}
 int mem_alloc_profiling_switch(bool on);
 struct alloc_tag *alloc_tag_find(const char *file, unsigned int line,
 				 const char *modname);
+int alloc_tag_counters_alloc(struct alloc_tag *tags, size_t n);
+void alloc_tag_counters_release(struct alloc_tag *tags, size_t n);
+void alloc_tag_released_check(void);
 #endif
 
 #ifdef CONFIG_MEM_ALLOC_PROFILING_DEBUG

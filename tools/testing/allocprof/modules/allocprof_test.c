@@ -4,7 +4,9 @@
  * prints those lines and what the allocator says each allocation takes
  * (kmalloc_size_roundup(): the smallest kmalloc cache differs between
  * architectures), and frees on unload, except with leak=1, which hands one
- * kmalloc(100) to allocprof_holder to be freed after this module is gone.
+ * kmalloc(100) to allocprof_holder to be freed after this module is gone,
+ * and with rcu=1, which frees the kzalloc(1000) with kfree_rcu(): seconds
+ * after the module is gone.
  */
 #include <linux/module.h>
 #include <linux/slab.h>
@@ -13,6 +15,12 @@ void allocprof_holder_set(void *p);
 
 static bool leak;
 module_param(leak, bool, 0444);
+static bool rcu;
+module_param(rcu, bool, 0444);
+
+struct rcu_obj {
+	struct rcu_head rcu;
+};
 
 static void *obj_kmalloc, *obj_kzalloc;
 static char *obj_str;
@@ -43,7 +51,10 @@ static void __exit allocprof_test_exit(void)
 		allocprof_holder_set(obj_kmalloc);
 	else
 		kfree(obj_kmalloc);
-	kfree(obj_kzalloc);
+	if (rcu)
+		kfree_rcu((struct rcu_obj *)obj_kzalloc, rcu);
+	else
+		kfree(obj_kzalloc);
 	kfree(obj_str);
 }
 
