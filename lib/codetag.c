@@ -32,6 +32,7 @@
 #include <linux/sizes.h>
 #include <linux/rwsem.h>
 #include <linux/seq_buf.h>
+#include <linux/set_memory.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 
@@ -345,44 +346,102 @@ void codetag_to_text(struct seq_buf *out, const struct codetag *ct,
 /* Module tag sections: placed outside the module, possibly outliving it   */
 
 /*
- * Tag sections of all modules share chunks of the module area, handed out
- * by a gen_pool: a module's code reaches its tags with the same relocations
- * as its own data.  Chunks are not returned; they hold at most as many tags
- * as were loaded at once.
+ * Tag sections of all modules share chunks of the module area, each
+ * handed out by a gen_pool of its own.  module_alloc() memory is where
+ * the architecture puts a module's own data, so a module's code reaches
+ * its tags with the same relocations: PC-relative ones within the module
+ * region on x86-64, ADRP (+-4 GiB) from module_alloc()'s region or its
+ * fallback on arm64, absolute addresses on i386 and 32-bit arm.  Where
+ * module_alloc() hands out executable memory (32-bit arm, s390, powerpc
+ * without strict module RWX), a chunk is made non-executable before it is
+ * used; a chunk the architecture cannot make so is not used.  A chunk is
+ * freed with the last section in it.
  */
 #define CT_CHUNK_SIZE	SZ_64K
-static struct gen_pool *ct_pool;
+
+struct ct_chunk {
+	struct list_head node;
+	struct gen_pool *pool;
+	void *mem;
+	size_t size;
+	size_t used;		/* bytes of sections in it */
+};
+
+static LIST_HEAD(ct_chunks);
+
+static void ct_chunk_free(struct ct_chunk *c)
+{
+	if (c->pool)
+		gen_pool_destroy(c->pool);
+	module_memfree(c->mem);
+	kfree(c);
+}
+
+static struct ct_chunk *ct_chunk_new(size_t size)
+{
+	struct ct_chunk *c = kzalloc(sizeof(*c), GFP_KERNEL);
+
+	if (!c)
+		return NULL;
+	c->size = max_t(size_t, CT_CHUNK_SIZE, PAGE_ALIGN(size));
+	c->pool = gen_pool_create(ilog2(8), NUMA_NO_NODE);
+	c->mem = module_alloc(c->size);
+	if (!c->pool || !c->mem)
+		goto fail;
+	if (set_memory_nx((unsigned long)c->mem, c->size >> PAGE_SHIFT)) {
+		pr_warn("cannot make module tag memory non-executable\n");
+		goto fail;
+	}
+	if (gen_pool_add(c->pool, (unsigned long)c->mem, c->size, NUMA_NO_NODE))
+		goto fail;
+	list_add(&c->node, &ct_chunks);
+	return c;
+fail:
+	ct_chunk_free(c);
+	return NULL;
+}
 
 static void *ct_section_alloc(size_t size)
 {
 	unsigned long addr;
-	size_t chunk;
-	void *mem;
+	struct ct_chunk *c;
 
 	lockdep_assert_held(&codetag_lock);
-	if (!ct_pool) {
-		ct_pool = gen_pool_create(ilog2(8), NUMA_NO_NODE);
-		if (!ct_pool)
-			return NULL;
+	list_for_each_entry(c, &ct_chunks, node) {
+		addr = gen_pool_alloc(c->pool, size);
+		if (addr)
+			goto found;
 	}
-	addr = gen_pool_alloc(ct_pool, size);
-	if (addr)
-		return (void *)addr;
-	chunk = max_t(size_t, CT_CHUNK_SIZE, PAGE_ALIGN(size));
-	mem = module_alloc(chunk);
-	if (!mem)
+	c = ct_chunk_new(size);
+	if (!c)
 		return NULL;
-	if (gen_pool_add(ct_pool, (unsigned long)mem, chunk, NUMA_NO_NODE)) {
-		module_memfree(mem);
+	addr = gen_pool_alloc(c->pool, size);
+	if (WARN_ON_ONCE(!addr))
 		return NULL;
-	}
-	return (void *)gen_pool_alloc(ct_pool, size);
+found:
+	c->used += size;
+	return (void *)addr;
 }
 
 static void ct_section_free(void *start, size_t size)
 {
-	if (size)
-		gen_pool_free(ct_pool, (unsigned long)start, size);
+	struct ct_chunk *c;
+
+	lockdep_assert_held(&codetag_lock);
+	if (!size)
+		return;
+	list_for_each_entry(c, &ct_chunks, node) {
+		if (start < c->mem || start >= c->mem + c->size)
+			continue;
+		gen_pool_free(c->pool, (unsigned long)start, size);
+		c->used -= size;
+		if (!c->used) {
+			list_del(&c->node);
+			ct_chunk_free(c);
+		}
+		return;
+	}
+	WARN_ONCE(1, "codetag: section at %p is in no chunk\n", start);
 }
 
 static struct codetag_type *find_type(const char *section)

@@ -85,12 +85,20 @@ check "kept tags released once their allocations are freed" \
 	sh -c "dmesg | grep -q '$M: every allocation of the unloaded module is freed; its tags are released'"
 check "released module no longer listed" [ "$(grep -c "\[$M\]" $F)" = 0 ]
 
-# A module with 2,000 allocation sites.
+# A module with 2,000 allocation sites.  Its 80,000 bytes of tags do not
+# fit a 64 KiB chunk of the module area: they get one of their own, which
+# /proc/vmallocinfo lists by the function that took it, and which is
+# freed with them.
+ct_chunks() { grep -cE 'ct_chunk_new|ct_section_alloc|codetag_place_module_section' /proc/vmallocinfo; }
+c0=$(ct_chunks)
 if insmod /data/allocprof_many.ko; then
 	pass "module with 2000 allocation sites loads"
 	check "its 2000 sites are listed" [ "$(grep -c '\[allocprof_many\]' $F)" = 2000 ]
+	grep -E 'ct_chunk_new|ct_section_alloc|codetag_place_module_section' /proc/vmallocinfo
+	check "its tags are in a chunk of the module area of their own" [ "$(ct_chunks)" -gt "$c0" ]
 	rmmod allocprof_many
 	check "its sites are gone after unload" [ "$(grep -c '\[allocprof_many\]' $F)" = 0 ]
+	check "the chunk of its tags is freed with them" [ "$(ct_chunks)" = "$c0" ]
 else
 	fail "module with 2000 allocation sites loads"
 fi
