@@ -15,7 +15,6 @@
 #include <linux/alloc_tag_capture.h>
 #include <linux/capability.h>
 #include <linux/init.h>
-#include <linux/kallsyms.h>
 #include <linux/kmemleak.h>
 #include <linux/memblock.h>
 #include <linux/memory.h>
@@ -214,7 +213,7 @@ static void alloc_tag_sum(struct alloc_tag *tag, s64 *bytes, s64 *calls)
  */
 static DEFINE_PER_CPU(struct alloc_tag_counters, alloc_tag_released);
 
-/**
+/*
  * alloc_tag_released_check() - warn once if a released tag was charged
  *
  * Context: any context.
@@ -671,8 +670,7 @@ static void pgtag_set(struct page *page, u32 idx)
 	pgtag_store(page, idx, true);
 }
 
-#if defined(CONFIG_MEM_ALLOC_PROFILING_DEBUG) && defined(CONFIG_STACKTRACE) && \
-	defined(CONFIG_KALLSYMS)
+#if defined(CONFIG_MEM_ALLOC_PROFILING_DEBUG) && defined(CONFIG_STACKTRACE)
 #define PGALLOC_REPORT_UNTAGGED
 static void pgalloc_report_untagged(void);
 #else
@@ -1296,7 +1294,7 @@ static size_t range_tags(struct codetag_range *range, struct alloc_tag **first)
  */
 #define PCPU_TAG_BLOCK	1024
 
-/**
+/*
  * alloc_tag_counters_release() - give back the counters of @n module tags
  * @tags: the first tag
  * @n: how many; their counters came from alloc_tag_counters_alloc()
@@ -1315,7 +1313,7 @@ VISIBLE_IF_KUNIT void alloc_tag_counters_release(struct alloc_tag *tags,
 }
 EXPORT_SYMBOL_IF_KUNIT(alloc_tag_counters_release);
 
-/**
+/*
  * alloc_tag_counters_alloc() - give @n module tags their per-CPU counters
  * @tags: the first tag
  * @n: how many
@@ -1527,8 +1525,9 @@ void alloc_tag_report_untagged(unsigned long caller)
 #ifdef PGALLOC_REPORT_UNTAGGED
 /*
  * A page allocation has no caller address at hand, so the stack is walked:
- * the function that called the outermost allocator entry point (a function
- * whose name ends in _noprof) is the one that lacks the annotation.  Each
+ * the function that called the outermost allocator entry point (a
+ * __noprof_text function, see in_noprof_functions()) is the one that
+ * lacks the annotation; a module's own _noprof helper is not one.  Each
  * distinct stack is looked at once: stackdepot gives equal stacks the same
  * handle, and the first UNTAGGED_PAGE_STACKS handles are remembered.
  * Limits: a _noprof function reached by a tail call leaves no frame, so
@@ -1539,21 +1538,6 @@ void alloc_tag_report_untagged(unsigned long caller)
 #define UNTAGGED_PAGE_STACKS	256
 static depot_stack_handle_t untagged_page_stacks[UNTAGGED_PAGE_STACKS];
 static unsigned int untagged_page_nr_stacks;
-
-static bool pgalloc_is_entry_point(unsigned long addr, char *buf)
-{
-	unsigned long size, offset;
-	const char *name;
-	char *modname;
-	size_t len;
-
-	name = kallsyms_lookup(addr, &size, &offset, &modname, buf);
-	if (!name)
-		return false;
-	/* foo_noprof.cold, foo_noprof.constprop.0 are foo_noprof too */
-	len = strcspn(name, ".");
-	return len > 7 && !strncmp(name + len - 7, "_noprof", 7);
-}
 
 /* Remember @handle; false if it was seen before or there is no room. */
 static bool untagged_page_stack_new(depot_stack_handle_t handle)
@@ -1582,7 +1566,6 @@ static noinline __cold void pgalloc_report_untagged(void)
 {
 	unsigned long entries[UNTAGGED_PAGE_FRAMES];
 	depot_stack_handle_t handle;
-	char sym[KSYM_NAME_LEN];
 	unsigned int n, i;
 
 	if (READ_ONCE(untagged_page_nr_stacks) >= UNTAGGED_PAGE_STACKS)
@@ -1597,7 +1580,7 @@ static noinline __cold void pgalloc_report_untagged(void)
 	if (!handle || !untagged_page_stack_new(handle))
 		return;
 	for (i = n; i-- > 1;) {
-		if (pgalloc_is_entry_point(entries[i - 1], sym)) {
+		if (in_noprof_functions(entries[i - 1])) {
 			alloc_tag_report_untagged(entries[i]);
 			return;
 		}

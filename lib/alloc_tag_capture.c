@@ -29,8 +29,8 @@
  *   The frames of the allocator itself are left out, so that a stack
  *   starts at the function that contains the selected line (for slab
  *   objects, the return address that the slab allocator was given; for
- *   pages and per-CPU memory, the frame after the outermost *_noprof
- *   entry point).
+ *   pages and per-CPU memory, the frame after the outermost allocator
+ *   entry point, told by its address: in_noprof_functions()).
  * - stackdepot may allocate a page, which is charged to its own line in
  *   lib/stackdepot.c.  Should that line (or any other reached from here)
  *   be selected, the nested capture is refused by a per-CPU guard with a
@@ -394,79 +394,18 @@ static void capture_count_dropped(struct alloc_tag *tag)
 	raw_spin_unlock_irqrestore(&capture_lock, flags);
 }
 
-#ifdef CONFIG_KALLSYMS
-/*
- * Which return addresses are in an allocator entry point (a function named
- * *_noprof) and which are not, remembered so that the symbol of a frame is
- * looked up once, not at every capture: a direct-mapped cache per answer.
- * A slot holds one address and is written with one store, so a race (an
- * interrupt, another CPU) can only lose an entry, never give a wrong
- * answer.
- */
-#define CAPTURE_SYM_CACHE_BITS	8
-static unsigned long capture_entry_yes[1 << CAPTURE_SYM_CACHE_BITS];
-static unsigned long capture_entry_no[1 << CAPTURE_SYM_CACHE_BITS];
-
-static bool capture_is_entry_point(unsigned long addr)
-{
-	unsigned int h = hash_long(addr, CAPTURE_SYM_CACHE_BITS);
-	char name[KSYM_NAME_LEN];
-	bool entry;
-	size_t len;
-
-	if (READ_ONCE(capture_entry_yes[h]) == addr)
-		return true;
-	if (READ_ONCE(capture_entry_no[h]) == addr)
-		return false;
-	if (lookup_symbol_name(addr, name))
-		return false;	/* not cached: a module may come later */
-	/* foo_noprof.cold, foo_noprof.constprop.0 are foo_noprof too */
-	len = strcspn(name, ".");
-	entry = len > 7 && !strncmp(name + len - 7, "_noprof", 7);
-	WRITE_ONCE(*(entry ? &capture_entry_yes[h] : &capture_entry_no[h]), addr);
-	return entry;
-}
-
-#ifdef CONFIG_MODULES
-/* Module text is freed and reused: forget what was learnt about it. */
-static int capture_module_notify(struct notifier_block *nb,
-				 unsigned long action, void *data)
-{
-	unsigned int i;
-
-	if (action != MODULE_STATE_GOING)
-		return NOTIFY_OK;
-	for (i = 0; i < ARRAY_SIZE(capture_entry_yes); i++) {
-		WRITE_ONCE(capture_entry_yes[i], 0);
-		WRITE_ONCE(capture_entry_no[i], 0);
-	}
-	return NOTIFY_OK;
-}
-
-static struct notifier_block capture_module_nb = {
-	.notifier_call = capture_module_notify,
-};
-
-#define CAPTURE_MODULE_NOTIFIER
-#endif
-#else
-static bool capture_is_entry_point(unsigned long addr)
-{
-	return false;
-}
-#endif
-
 /*
  * Where the stack proper starts in @entries: after the frame of the
  * outermost allocator entry point (the one nearest the bottom of the
  * stack), so that kmalloc() in a function called by kvmalloc_node_noprof()
  * or by vmalloc's internals starts at the caller of kvmalloc() or
- * vmalloc(), and a helper foo_alloc_noprof() wrapped in alloc_hooks()
- * starts at its caller: in every case the function that holds the tagged
- * line.  Without one (no symbols, or an entry point reached by a tail call
- * that left no frame) a slab object's stack starts at @caller, the return
- * address the slab allocator was given, and otherwise the whole stack is
- * kept.
+ * vmalloc(), and a helper foo_alloc_noprof() of vmlinux wrapped in
+ * alloc_hooks() starts at its caller: in every case the function that
+ * holds the tagged line.  Without one (an entry point reached by a tail
+ * call that left no frame) a slab object's stack starts at @caller, the
+ * return address the slab allocator was given, and otherwise the whole
+ * stack is kept; a module's own _noprof helper is not an entry point, so
+ * its stacks start at the helper.
  */
 static unsigned int capture_trim(unsigned long *entries, unsigned int n,
 				 unsigned long caller)
@@ -474,7 +413,7 @@ static unsigned int capture_trim(unsigned long *entries, unsigned int n,
 	unsigned int i;
 
 	for (i = n; i-- > 1;)
-		if (capture_is_entry_point(entries[i - 1]))
+		if (in_noprof_functions(entries[i - 1]))
 			return i;
 	for (i = 0; caller && i < n; i++)
 		if (entries[i] == caller)
@@ -1619,9 +1558,6 @@ static int __init alloc_tag_capture_init(void)
 {
 	struct dentry *dir;
 
-#ifdef CAPTURE_MODULE_NOTIFIER
-	register_module_notifier(&capture_module_nb);
-#endif
 	dir = debugfs_create_dir("allocinfo", NULL);
 	debugfs_create_file("capture", 0600, dir, NULL, &capture_fops);
 	debugfs_create_file("stacks", 0400, dir, NULL, &stacks_fops);

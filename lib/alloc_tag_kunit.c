@@ -624,6 +624,28 @@ static void alloc_tag_test_released(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, c.bytes, 0ULL);
 }
 
+/*
+ * Stack walks (capture, the debug report of untagged pages) tell the
+ * allocator entry points by their text section: each is in it, and the
+ * functions that free, which are not entry points, are not.
+ */
+static void alloc_tag_test_entry_points(struct kunit *test)
+{
+	KUNIT_EXPECT_TRUE(test, in_noprof_functions((unsigned long)__kmalloc_noprof));
+	KUNIT_EXPECT_TRUE(test, in_noprof_functions((unsigned long)kmem_cache_alloc_noprof));
+	KUNIT_EXPECT_TRUE(test, in_noprof_functions((unsigned long)krealloc_noprof));
+	KUNIT_EXPECT_TRUE(test, in_noprof_functions((unsigned long)kvmalloc_node_noprof));
+	KUNIT_EXPECT_TRUE(test, in_noprof_functions((unsigned long)kstrdup_noprof));
+	KUNIT_EXPECT_TRUE(test, in_noprof_functions((unsigned long)kasprintf_noprof));
+	KUNIT_EXPECT_TRUE(test, in_noprof_functions((unsigned long)__alloc_pages_noprof));
+	KUNIT_EXPECT_TRUE(test, in_noprof_functions((unsigned long)vmalloc_noprof));
+	KUNIT_EXPECT_TRUE(test, in_noprof_functions((unsigned long)__alloc_percpu_gfp_noprof));
+	KUNIT_EXPECT_FALSE(test, in_noprof_functions((unsigned long)kfree));
+	KUNIT_EXPECT_FALSE(test, in_noprof_functions((unsigned long)__free_pages));
+	KUNIT_EXPECT_FALSE(test, in_noprof_functions((unsigned long)vfree));
+	KUNIT_EXPECT_FALSE(test, in_noprof_functions((unsigned long)free_percpu));
+}
+
 static void alloc_tag_test_switch(struct kunit *test)
 {
 	unsigned int l1, l2;
@@ -751,6 +773,7 @@ static struct kunit_case alloc_tag_test_cases[] = {
 	KUNIT_CASE(alloc_tag_test_percpu),
 	KUNIT_CASE(alloc_tag_test_negative_sum),
 	KUNIT_CASE(alloc_tag_test_released),
+	KUNIT_CASE(alloc_tag_test_entry_points),
 	KUNIT_CASE(alloc_tag_test_switch),
 	{}
 };

@@ -32,6 +32,7 @@
 
 #include <linux/bits.h>
 #include <linux/codetag.h>
+#include <linux/gfp_types.h>
 #include <linux/types.h>
 
 /**
@@ -341,14 +342,37 @@ static __always_inline void alloc_tag_uncharge(struct alloc_tag **ref,
  * UML's host-side code, which cannot see these headers' macros.  The
  * assembler gives it the function's type and size.  It is weak so that,
  * of the two names at one address, kallsyms gives the _noprof one (its
- * sort puts weak symbols after the others): the stack walks of capture
- * and of the debug report find the entry points by it.
+ * sort puts weak symbols after the others), as stack traces then show.
  */
 #define alloc_6_1_name(name)						\
 	asm(".weak " __stringify(name) "\n\t"				\
 	    ".set " __stringify(name) ", " __stringify(name##_noprof))
 
+/*
+ * __noprof_text (<linux/gfp_types.h>) puts every allocator entry point of
+ * vmlinux in .text..noprof, so that a stack walk can tell an entry point
+ * by its address, as in_sched_functions() does for __sched, with no
+ * symbol lookup.  A section attribute also keeps GCC from splitting a cold
+ * part off.  The _noprof helpers of modules are not in it.
+ */
+extern char __noprof_text_start[], __noprof_text_end[];
+
+/**
+ * in_noprof_functions() - is this address in an allocator entry point?
+ * @addr: a code address, such as a return address of a stack trace
+ */
+static inline bool in_noprof_functions(unsigned long addr)
+{
+	return addr >= (unsigned long)__noprof_text_start &&
+	       addr < (unsigned long)__noprof_text_end;
+}
+
 #else /* CONFIG_MEM_ALLOC_PROFILING */
+
+static inline bool in_noprof_functions(unsigned long addr)
+{
+	return false;
+}
 
 /*
  * Compiled out, the headers define foo_noprof as foo, so that the

@@ -111,6 +111,21 @@ for good in " 1" "1\n\n" "	0" "1 " "0x1"; do
 done
 echo 1 > /proc/sys/vm/mem_profiling
 
+# Stack walks tell allocator entry points by their text section
+# (in_noprof_functions()): every _noprof function of vmlinux is in
+# .text..noprof, and nothing else is but their weak 6.1 names.
+# alloc_pages_exact_nid_noprof() is __meminit, a section of its own.
+K=/proc/kallsyms
+s=$(awk '$3 == "__noprof_text_start" {print $1}' $K)
+e=$(awk '$3 == "__noprof_text_end" {print $1}' $K)
+out=$(awk -v s="$s" -v e="$e" 'NF == 3 && $2 ~ /^[tTwW]$/ && $3 ~ /_noprof($|\.)/ &&
+	$3 !~ /^alloc_pages_exact_nid_noprof/ && ($1 < s || $1 >= e) {print $3}' $K)
+echo "entry points: $s-$e; _noprof outside: ${out:-none}"
+check "every _noprof function of vmlinux is in .text..noprof" [ -n "$s" -a -n "$e" -a -z "$out" ]
+in=$(awk -v s="$s" -v e="$e" 'NF == 3 && $1 >= s && $1 < e && $3 !~ /_noprof($|\.)/ &&
+	$2 !~ /^[wW]$/ && $3 !~ /^__noprof_text_/ {print $3}' $K)
+check "and nothing else is (${in:-nothing})" [ -n "$s" -a -z "$in" ]
+
 # Unprivileged users
 if setuidgid nobody cat $F > /dev/null 2>&1; then
 	fail "unprivileged read of allocinfo refused"

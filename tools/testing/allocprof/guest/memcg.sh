@@ -70,4 +70,23 @@ left=$(slab)
 check "charged on, freed off: the cgroup gets its charge back ($((loaded - left)) of $bytes bytes)" \
 	[ $((loaded - left)) -ge $((bytes * 3 / 4)) ]
 check "charged on, freed off: the module's site is gone" [ -z "$(site $line)" ]
+
+# The metadata figure (the "metadata:" line of SysRq-m) counts only what is
+# profiling's own: in kmalloc-cg caches, whose vectors memcg uses too, the
+# tag slot of each object (a pointer), not memcg's half besides.
+meta() {
+	echo m > /proc/sysrq-trigger
+	dmesg | sed -n 's/.*alloc_tag: metadata: .*slab extension vectors \(-*[0-9]*\),.*/\1/p' | tail -1
+}
+case $(uname -m) in x86_64|aarch64) P=8 ;; *) P=4 ;; esac
+n=8192
+echo 1 > /proc/sys/vm/mem_profiling
+m0=$(meta)
+insmod /data/$M.ko nr=$n || fail "insmod $M nr=$n"
+m1=$(meta)
+rmmod $M || fail "rmmod $M nr=$n"
+d=$((${m1:-0} - ${m0:-0}))
+echo "slab extension vectors: $m0 -> $m1 bytes for $n objects"
+check "metadata: $n objects in kmalloc-cg-* add their tag slots ($d bytes, about $((n * P)))" \
+	[ $d -ge $((n * P * 9 / 10)) -a $d -lt $((n * P * 3 / 2)) ]
 exit $FAILED
