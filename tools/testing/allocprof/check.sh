@@ -95,6 +95,7 @@ section "build matrix"
 build kernel guest prof-on numa && have_on=1 || have_on=0
 build off guest prof-off slab && have_off=1 || have_off=0
 build sanitize guest debug sanitize && have_san=1 || have_san=0
+build kmemleak guest prof-on numa kmemleak && have_kml=1 || have_kml=0
 # arm64, cross-compiled: profiling on, the KUnit suites built in.
 ARCH=arm64 build arm64 guest arm64 prof-on kunit && have_a64=1 || have_a64=0
 # i386, as Debian's 686-pae: PAE, high memory, memcg, no virtual memmap.
@@ -128,6 +129,8 @@ modules() { # [ARCH=arm64] modules NAME
 have_mod=0 have_mod_san=0
 [ $have_on = 1 ] && modules kernel && have_mod=1
 [ $have_san = 1 ] && modules sanitize && have_mod_san=1
+have_mod_kml=0
+[ $have_kml = 1 ] && modules kmemleak && have_mod_kml=1
 have_mod_a64=0
 [ $have_a64 = 1 ] && ARCH=arm64 modules arm64 && have_mod_a64=1
 have_mod_i386=0
@@ -266,6 +269,15 @@ if [ $have_san = 1 ]; then
 	boot "$S_K" san-badparam badparam.sh "sysctl.vm.mem_profiling=bogus"
 else
 	ko "sanitizer boot checks (no kernel)"
+fi
+
+section "kmemleak (the series' own memory: modules, capture, switches, hotplug)"
+if [ $have_mod_kml = 1 ]; then
+	MEM=1024 TIMEOUT=900 boot "$B/kmemleak/arch/x86/boot/bzImage" kmemleak kmemleak.sh \
+		"slub_nomerge mem=512M memhp_default_state=online_movable" \
+		"$B/testmod-kmemleak/allocprof_test.ko" "$B/testmod-kmemleak/allocprof_holder.ko"
+else
+	ko "kmemleak boot (no kernel or modules)"
 fi
 
 section "arm64 (qemu-system-aarch64 -M virt -cpu max, TCG)"

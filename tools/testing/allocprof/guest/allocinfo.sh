@@ -123,7 +123,7 @@ out=$(awk -v s="$s" -v e="$e" 'NF == 3 && $2 ~ /^[tTwW]$/ && $3 ~ /_noprof($|\.)
 echo "entry points: $s-$e; _noprof outside: ${out:-none}"
 check "every _noprof function of vmlinux is in .text..noprof" [ -n "$s" -a -n "$e" -a -z "$out" ]
 in=$(awk -v s="$s" -v e="$e" 'NF == 3 && $1 >= s && $1 < e && $3 !~ /_noprof($|\.)/ &&
-	$2 !~ /^[wW]$/ && $3 !~ /^__noprof_text_/ {print $3}' $K)
+	$2 !~ /^[wW]$/ && $3 !~ /^__[a-z]*_text_(start|end)$/ {print $3}' $K)
 check "and nothing else is (${in:-nothing})" [ -n "$s" -a -z "$in" ]
 
 # Unprivileged users
