@@ -23,7 +23,9 @@ plus the memory figures and per-hook instruction counts.
 
 Every x86-64 kernel, this series' and mainline's alike, is "distro-like":
 tinyconfig + configs/guest.config + bench/configs/distro-like.config
-(-O2, jump labels, full SLUB) + the profiling fragments.  After
+(-O2, jump labels, full SLUB) + the profiling fragments; the three
+kernels of rows N1-N3 add bench/configs/novmemmap.config (no
+SPARSEMEM_VMEMMAP, no MEMCG), on x86-64 only.  After
 configuring, every option the fragments set is checked in the .config
 (check_config()); the run stops if one did not stick.  The icount venue
 (-icount shift=0: guest instructions) is the one verdicts are taken on.
@@ -172,6 +174,8 @@ def build_venue(kernels, venue, src, mainline):
     for k, frags in ours:
         if ONLY_KERNELS["keys"] and k not in ONLY_KERNELS["keys"]:
             continue
+        if k.startswith("nv-") and venue != "qemu":
+            continue  # rows N1-N3 are x86-64's
         out = os.path.join(OUT, prefix + k)
         ksrc = irqsave_tree(src) if k == "on-irqsave" else src
         build_kernel(ksrc, out, arch, base + frags)
@@ -311,6 +315,14 @@ OURS = (
     ("on", [os.path.join(CONF, "prof-on.config")]),
     ("dflt", [os.path.join(CONF, "prof-on.config"),
               os.path.join(HERE, "configs/default-off.config")]),
+    # Without a virtual memmap and without memcg (rows N1-N3).
+    ("nv-off", [os.path.join(CONF, "prof-off.config"),
+                os.path.join(HERE, "configs/novmemmap.config")]),
+    ("nv-on", [os.path.join(CONF, "prof-on.config"),
+               os.path.join(HERE, "configs/novmemmap.config")]),
+    ("nv-dflt", [os.path.join(CONF, "prof-on.config"),
+                 os.path.join(HERE, "configs/default-off.config"),
+                 os.path.join(HERE, "configs/novmemmap.config")]),
 )
 
 
@@ -333,6 +345,15 @@ def configs(venue, k, mainline):
         ("6 disabled+acct", "dflt", "bench_acct=1", "(2) with account=1 in a memcg"),
         ("7 enabled+acct", "on", "bench_acct=1", "(3) with account=1 in a memcg"),
     ]
+    if venue in ("icount", "qemu"):
+        c += [
+            ("N1 no vmemmap, baseline", "nv-off", "",
+             "(1) without SPARSEMEM_VMEMMAP and MEMCG"),
+            ("N2 no vmemmap, disabled", "nv-dflt", "",
+             "(2) without SPARSEMEM_VMEMMAP and MEMCG"),
+            ("N3 no vmemmap, enabled", "nv-on", "",
+             "(3) without SPARSEMEM_VMEMMAP and MEMCG"),
+        ]
     if venue == "arm64-icount":
         c.append(("3i enabled, irq-save add", "on-irqsave", "",
                   "(3) with the counter update before 82bb81e: "
@@ -408,6 +429,7 @@ def summarise(results, venue, cfgs):
     rows = []
     base = {}
     mlbase = {}
+    nvbase = {}
     acctbase = {}
     for name, _, _, desc in cfgs:
         runs = [r for r in results if r["venue"] == venue and r["config"] == name
@@ -425,6 +447,8 @@ def summarise(results, venue, cfgs):
             acctbase = s
         if name.startswith("M1"):
             mlbase = s
+        if name.startswith("N1"):
+            nvbase = s
         rows.append((name, desc, s))
     unit = "insns" if venue.endswith("icount") else "ns"
     lines = ["| configuration | kmalloc+kfree %s/op median (min-max) | added | "
@@ -435,8 +459,8 @@ def summarise(results, venue, cfgs):
         if s is None:
             lines.append("| %s | not measured | | | | | | 0 |" % name)
             continue
-        b = mlbase if name.startswith("M") else (
-            acctbase if "acct" in name else base)
+        b = mlbase if name.startswith("M") else nvbase if name.startswith(
+            "N") else acctbase if "acct" in name else base
         cells = []
         for key in ("kmalloc", "pgalloc"):
             med, lo, hi, n = s[key]
@@ -494,7 +518,7 @@ def main():
                     help="skip the memory boots and hook statistics")
     ap.add_argument("--kernels",
                     help="comma-separated: build only these of off, on, "
-                    "dflt (and on-irqsave for arm64)")
+                    "dflt, nv-off, nv-on, nv-dflt (and on-irqsave for arm64)")
     args = ap.parse_args()
     if args.kernels:
         ONLY_KERNELS["keys"] = args.kernels.split(",")
@@ -616,7 +640,8 @@ def main():
            "Per operation = loop time / iterations (fastest of 3 timed passes "
            "per boot); median and min-max over the rounds.  \"added\": the "
            "median minus the baseline's median (rows 2-4 against 1, rows 6-7 "
-           "(account=1) against 5, M2-M3 against M1), then as a percentage; "
+           "(account=1) against 5, M2-M3 against M1, N2-N3 against N1), then "
+           "as a percentage; "
            "always from the same session.", ""]
     for venue in venues:
         title = {"qemu": "QEMU TCG x86_64, 1 vCPU, host clock (tsc)",
