@@ -380,6 +380,7 @@ HOOK_FUNCS = [
     "__get_free_pages_noprof", "__get_free_pages", "free_pages",
     "__pgalloc_tag_add", "__pgalloc_tag_sub", "__alloc_tagging_slab_alloc_hook",
     "__alloc_tagging_slab_free_hook", "alloc_tagging_slab_alloc_hook",
+    "__slab_obj_ext_free_hook", "__kmem_cache_alloc_node", "__kmem_cache_free",
     "alloc_tagging_slab_free_hook", "alloc_slab_obj_exts", "pgalloc_tag_add",
     "pgalloc_tag_sub",
 ]
