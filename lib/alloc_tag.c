@@ -869,9 +869,12 @@ void __init pgalloc_tag_early_init(void)
 		     c < DIV_ROUND_UP(end, PGTAG_CHUNK_PAGES); c++) {
 			if (dir->chunk[c])
 				continue;
+			/*
+			 * Page-aligned, so that free_reserved_area() gives
+			 * every page of it back when its memory goes.
+			 */
 			dir->chunk[c] = memblock_alloc_node(PGTAG_CHUNK_BYTES,
-							    SMP_CACHE_BYTES,
-							    nid);
+							    PAGE_SIZE, nid);
 			if (!dir->chunk[c])
 				goto fail;
 			atomic_long_inc(&pgtag_chunks);
@@ -1395,18 +1398,24 @@ static bool alloc_tag_range_live(struct codetag_range *range)
 	return bytes || calls;
 }
 
+static void alloc_tag_say_live(struct codetag_range *range)
+{
+	struct alloc_tag *tags;
+
+	pr_info("module %s unloaded with allocations still live; keeping its %zu tags\n",
+		range->modname, range_tags(range, &tags));
+}
+
 static void alloc_tag_unloaded_report(struct work_struct *work)
 {
 	struct alloc_tag_unloaded *u;
-	struct alloc_tag *tags;
 
 	rcu_barrier();
 	codetag_lock_module_list(alloc_tag_cttype);
 	list_for_each_entry(u, &alloc_tag_unloaded_list, node) {
 		if (u->reported || !alloc_tag_range_live(u->range))
 			continue;
-		pr_info("module %s unloaded with allocations still live; keeping its %zu tags\n",
-			u->range->modname, range_tags(u->range, &tags));
+		alloc_tag_say_live(u->range);
 		u->reported = true;
 	}
 	codetag_unlock_module_list(alloc_tag_cttype);
@@ -1442,8 +1451,7 @@ static bool alloc_tag_module_unload(struct codetag_type *cttype,
 		u = kzalloc(sizeof(*u), GFP_KERNEL);
 		if (!u) {
 			/* Say it now, as nothing will later. */
-			pr_info("module %s unloaded with allocations still live; keeping its %zu tags\n",
-				range->modname, n);
+			alloc_tag_say_live(range);
 			return true;
 		}
 		u->range = range;
