@@ -41,11 +41,9 @@
 #include <linux/workqueue.h>
 #include <kunit/visibility.h>
 
-DEFINE_STATIC_KEY_MAYBE(CONFIG_MEM_ALLOC_PROFILING_ENABLED_BY_DEFAULT,
-			mem_alloc_profiling_key);
+DEFINE_STATIC_KEY_FALSE(mem_alloc_profiling_key);
 EXPORT_SYMBOL(mem_alloc_profiling_key);
-DEFINE_STATIC_KEY_MAYBE(CONFIG_MEM_ALLOC_PROFILING_ENABLED_BY_DEFAULT,
-			mem_alloc_profiling_ever_key);
+DEFINE_STATIC_KEY_FALSE(mem_alloc_profiling_ever_key);
 EXPORT_SYMBOL(mem_alloc_profiling_ever_key);
 
 struct codetag_type *alloc_tag_cttype;
@@ -55,38 +53,42 @@ struct codetag_type *alloc_tag_cttype;
 
 /* "never": profiling was refused at boot and cannot be switched on. */
 static bool mem_profiling_never;
+/* Whether to switch profiling on at the end of mm_init(). */
+static bool mem_profiling_boot_on __initdata =
+	IS_ENABLED(CONFIG_MEM_ALLOC_PROFILING_ENABLED_BY_DEFAULT);
 static DEFINE_MUTEX(mem_profiling_mutex);
 
-static void mem_profiling_set(bool on)
-{
-	if (on) {
-		static_branch_enable(&mem_alloc_profiling_ever_key);
-		pcpu_alloc_tags_fill();
-		static_branch_enable(&mem_alloc_profiling_key);
-	} else {
-		static_branch_disable(&mem_alloc_profiling_key);
-	}
-}
+static int alloc_tag_first_on(void);
 
 /*
- * "never": no profiling metadata from now on, and no switching it on.
- * Before other CPUs are up.
+ * Switch profiling on or off.  The first switch-on allocates what
+ * profiling needs (see alloc_tag_first_on()); until then a kernel that
+ * has it compiled in pays for its static tags and its patched jumps only.
  */
-static void __init mem_profiling_refuse(void)
+static int mem_profiling_set(bool on)
 {
-	mem_profiling_never = true;
-	slab_obj_ext_drop_tags();
-	static_branch_disable(&mem_alloc_profiling_key);
-	static_branch_disable(&mem_alloc_profiling_ever_key);
+	int err;
+
+	lockdep_assert_held(&mem_profiling_mutex);
+	if (!on) {
+		static_branch_disable(&mem_alloc_profiling_key);
+		return 0;
+	}
+	if (!mem_alloc_profiling_ever_enabled()) {
+		err = alloc_tag_first_on();
+		if (err)
+			return err;
+	}
+	static_branch_enable(&mem_alloc_profiling_key);
+	return 0;
 }
 
 /*
  * sysctl.vm.mem_profiling= is applied by do_sysctl_args() only after all
- * initcalls, long after the first allocations.  Catch it early so that the
- * state it asks for holds from the start of boot, and so that "never"
- * allocates no profiling metadata at all.  do_sysctl_args() writes the
- * value once more later; the sysctl accepts that (see below).  Runs before
- * other CPUs are up: no lock needed.
+ * initcalls, long after the first allocations.  Read it early so that the
+ * state it asks for holds from mm_init() on, and so that "never" allocates
+ * nothing for profiling at all.  do_sysctl_args() writes the value once
+ * more later; the sysctl accepts that (see below).
  */
 static int __init mem_profiling_early(char *arg)
 {
@@ -95,29 +97,52 @@ static int __init mem_profiling_early(char *arg)
 		return 0;
 	}
 	if (mem_profiling_never) {
-		/* Slab vectors may already have no room for tags. */
 		pr_err("sysctl.vm.mem_profiling=%s ignored after 'never'\n", arg);
 		return 0;
 	}
-	if (!strcmp(arg, "never")) {
-		mem_profiling_refuse();
-	} else if (!strcmp(arg, "0")) {
-		static_branch_disable(&mem_alloc_profiling_key);
-		static_branch_disable(&mem_alloc_profiling_ever_key);
-	} else if (!strcmp(arg, "1")) {
-		mem_profiling_set(true);
-	} else {
+	if (!strcmp(arg, "never"))
+		mem_profiling_never = true;
+	else if (!strcmp(arg, "0"))
+		mem_profiling_boot_on = false;
+	else if (!strcmp(arg, "1"))
+		mem_profiling_boot_on = true;
+	else
 		pr_err("sysctl.vm.mem_profiling=%s is not 0, 1 or never; keeping the default (%d)\n",
-		       arg, mem_alloc_profiling_enabled());
-	}
+		       arg, mem_profiling_boot_on);
 	return 0;
 }
 early_param("sysctl.vm.mem_profiling", mem_profiling_early);
 
+static void __init pgtag_setup(void);
+
+/**
+ * alloc_tag_mm_init() - profiling's part of setting up memory management
+ *
+ * Chooses where page tags will live and, if the kernel boots with
+ * profiling on, switches it on: from here on, allocations are charged.
+ * Those made before (the page and slab allocators setting themselves up)
+ * are not, as allocations made before a switch-on at run time are not.
+ *
+ * Context: the end of mm_init(), once vmalloc() works; one CPU.
+ */
+void __init alloc_tag_mm_init(void)
+{
+	if (mem_profiling_never)
+		return;
+	pgtag_setup();
+	if (!mem_profiling_boot_on)
+		return;
+	mutex_lock(&mem_profiling_mutex);
+	if (mem_profiling_set(true))
+		pr_err("cannot switch profiling on at boot: it stays off\n");
+	mutex_unlock(&mem_profiling_mutex);
+}
+
 /*
  * Switch profiling on or off: what a write to vm.mem_profiling does, and
- * what the KUnit suite does.  Process context.  Returns 0, or -EPERM if
- * profiling was disabled with "never" at boot.
+ * what the KUnit suite does.  Process context.  Returns 0, -EPERM if
+ * profiling was disabled with "never" at boot, or -ENOMEM if the first
+ * switch-on could not allocate what profiling needs (it stays off).
  */
 VISIBLE_IF_KUNIT int mem_alloc_profiling_switch(bool on)
 {
@@ -127,7 +152,7 @@ VISIBLE_IF_KUNIT int mem_alloc_profiling_switch(bool on)
 	if (mem_profiling_never)
 		ret = -EPERM;
 	else if (on != mem_alloc_profiling_enabled())
-		mem_profiling_set(on);
+		ret = mem_profiling_set(on);
 	mutex_unlock(&mem_profiling_mutex);
 	return ret;
 }
@@ -190,14 +215,15 @@ static struct ctl_table mem_profiling_table[] = {
  */
 static void alloc_tag_sum(struct alloc_tag *tag, s64 *bytes, s64 *calls)
 {
+	struct alloc_tag_counters __percpu *counters = READ_ONCE(tag->counters);
 	int cpu;
 
 	*bytes = 0;
 	*calls = 0;
-	if (!tag->counters)
+	if (!counters)
 		return;
 	for_each_possible_cpu(cpu) {
-		struct alloc_tag_counters *c = per_cpu_ptr(tag->counters, cpu);
+		struct alloc_tag_counters *c = per_cpu_ptr(counters, cpu);
 
 		*bytes += (s64)READ_ONCE(c->bytes);
 		*calls += (s64)READ_ONCE(c->calls);
@@ -361,8 +387,9 @@ static void alloc_tag_print_metadata(bool notice)
 {
 	size_t ntags = __stop_alloc_tags - __start_alloc_tags;
 	size_t tags = ntags * sizeof(struct alloc_tag);
-	size_t cntrs = ntags * sizeof(struct alloc_tag_counters) *
-		       num_possible_cpus();
+	size_t cntrs = mem_alloc_profiling_ever_enabled() ?
+		       ntags * sizeof(struct alloc_tag_counters) *
+		       num_possible_cpus() : 0;
 	long slab = alloc_tag_meta_read(ALLOC_TAG_META_SLAB);
 	long pcpu = alloc_tag_meta_read(ALLOC_TAG_META_PERCPU);
 	size_t pages = pgtag_array_bytes();
@@ -393,7 +420,7 @@ late_initcall_sync(alloc_tag_metadata_report);
 /*
  * vmlinux tags are numbered 1..n by their place in the section.  A module's
  * tags take free numbers above n when it loads.  Every tag keeps its number
- * in codetag.flags (vmlinux tags from pgalloc_tag_early_init() on), and
+ * in codetag.flags (vmlinux tags from alloc_tag_mm_init() on), and
  * module tags are found again through a table.  0 means "no tag".  The
  * numbers of a module are given back when its tags are released, which
  * happens only once nothing is charged to them (alloc_tag_module_unload()):
@@ -545,20 +572,14 @@ static void pgtag_unregister_module(struct alloc_tag *tags, size_t n)
 					 ALLOC_TAG_PGOFF) : 0UL)
 #define PGTAG_MOD_RESERVE	4096
 
-enum pgtag_mode {
-	PGTAG_NONE,		/* no storage (yet, or "never") */
-	PGTAG_FLAGS,		/* index in page->flags */
-	PGTAG_ARRAY,		/* index in a 4-byte slot per page frame */
-};
-
 /*
- * The array: a slot per page frame, in chunks of PGTAG_CHUNK_PAGES frames
- * allocated for the memory that exists, at boot before the page allocator
- * hands out its first page, and when memory goes online.  A directory
- * indexed by pfn / PGTAG_CHUNK_PAGES points to them.  A chunk is freed
- * when none of its memory is online any more (pgtag_uncover()); a
- * directory replaced by a larger one (memory added above the end of the
- * old one) is kept, so lookups need no lock.
+ * The array: a slot per page frame, in chunks of PGTAG_CHUNK_PAGES frames,
+ * allocated when profiling is first switched on for the memory online
+ * then, and when more memory goes online.  A directory indexed by
+ * pfn / PGTAG_CHUNK_PAGES points to them.  A chunk is freed when none of
+ * its memory is online any more (pgtag_uncover()); a directory replaced
+ * by a larger one (memory added above the end of the old one) is kept, so
+ * lookups need no lock.
  */
 #define PGTAG_CHUNK_SHIFT	15
 #define PGTAG_CHUNK_PAGES	BIT(PGTAG_CHUNK_SHIFT)
@@ -570,20 +591,15 @@ struct pgtag_dir {
 };
 
 /*
- * pgtag_mode says where tags live, for everything but the hooks' fast
- * paths, which take the array behind pgtag_array_key when the flags field
- * exists (without a field there is only the array).  pgtag_dir points to
- * an empty directory until the array has one; no hook runs before that.
+ * Tags are in the array if pgtag_array_key is set, or if page->flags has
+ * no field for them.  pgtag_dir points to an empty directory until the
+ * first switch-on gives the array one; no hook runs before that.
  */
-static enum pgtag_mode pgtag_mode __read_mostly =
-	ALLOC_TAG_WIDTH ? PGTAG_FLAGS : PGTAG_NONE;
 static DEFINE_STATIC_KEY_FALSE(pgtag_array_key);
 static struct pgtag_dir pgtag_dir_none;
 static struct pgtag_dir *pgtag_dir __read_mostly = &pgtag_dir_none;
 static atomic_long_t pgtag_chunks;	/* chunks allocated */
-static DEFINE_MUTEX(pgtag_dir_lock);	/* allocates chunks after boot */
-static bool pgtag_too_many_tags __initdata;
-static bool pgtag_no_memory __initdata;	/* for the array: refused */
+static DEFINE_MUTEX(pgtag_dir_lock);	/* allocates and frees chunks */
 
 static __always_inline bool pgtag_in_array(void)
 {
@@ -594,9 +610,10 @@ static __always_inline bool pgtag_in_array(void)
  * The array slot of @page, or NULL if it has none.
  *
  * Only pages of online memory reach the hooks (being allocated, freed,
- * split or migrated), and online memory has its chunk: the boot gives
- * every range of memory that exists its chunks (or disables profiling),
- * hot-added memory does not go online without them, and a chunk is freed
+ * split or migrated), and only once profiling has been switched on, when
+ * online memory has its chunk: the first switch-on gives all memory online
+ * then its chunks (or fails), memory that goes online later does not
+ * without them, and a chunk is freed
  * only once none of its memory is online, when no hook can still be
  * working on one of its pages (offlining waits until every page of the
  * range is free in the buddy allocator, which is after its free hook).
@@ -825,80 +842,137 @@ static bool __init pgtag_flags_fit(void)
 	return nr_vmlinux_tags() + 1 + PGTAG_MOD_RESERVE <= numbers;
 }
 
-/**
- * pgalloc_tag_early_init() - give page tags their array if they need one
- *
- * If page tags go in the array, every range of memory that exists gets
- * its chunks now, from memblock, before the page allocator hands out its
- * first page, so that no page goes untracked.  Memory added later gets
- * chunks when it goes online.
- *
- * Context: mm_init(), before mem_init().
+/*
+ * Number the vmlinux tags and choose where page tags will live: in the
+ * flags field if it numbers every vmlinux tag and PGTAG_MOD_RESERVE module
+ * tags, in the array otherwise.  Allocates nothing.
  */
-void __init pgalloc_tag_early_init(void)
+static void __init pgtag_setup(void)
 {
-	unsigned long start, end, last = 0, c, nr;
-	struct pgtag_dir *dir;
-	int i, nid;
-	u32 t;
+	u32 t, ntags = nr_vmlinux_tags();
 
-	if (mem_profiling_never)
-		return;
-	pgtag_nr_vmlinux = nr_vmlinux_tags();
-	for (t = 0; t < pgtag_nr_vmlinux; t++)
+	pgtag_nr_vmlinux = ntags;
+	for (t = 0; t < ntags; t++)
 		__start_alloc_tags[t].ct.flags |= t + 1;
-	if (pgtag_mode == PGTAG_FLAGS) {
-		if (pgtag_flags_fit())
-			return;
-		pgtag_too_many_tags = true;
-		pgtag_mode = PGTAG_NONE;
-	}
-	/* From here on the hooks use the array, or find no room in it. */
-	if (ALLOC_TAG_WIDTH)
+	if (ALLOC_TAG_WIDTH && !pgtag_flags_fit())
 		static_branch_enable(&pgtag_array_key);
-	for_each_mem_pfn_range(i, MAX_NUMNODES, &start, &end, &nid)
-		last = max(last, end);
-	/* Room in the directory for memory that may be hot-added later. */
-	nr = DIV_ROUND_UP(max(last, max_possible_pfn), PGTAG_CHUNK_PAGES);
-	dir = memblock_alloc(struct_size(dir, chunk, nr), SMP_CACHE_BYTES);
-	if (!dir)
-		goto fail;
-	dir->nr = nr;
-	for_each_mem_pfn_range(i, MAX_NUMNODES, &start, &end, &nid) {
-		for (c = start >> PGTAG_CHUNK_SHIFT;
-		     c < DIV_ROUND_UP(end, PGTAG_CHUNK_PAGES); c++) {
-			if (dir->chunk[c])
-				continue;
-			/*
-			 * Page-aligned, so that free_reserved_area() gives
-			 * every page of it back when its memory goes.
-			 */
-			dir->chunk[c] = memblock_alloc_node(PGTAG_CHUNK_BYTES,
-							    PAGE_SIZE, nid);
-			if (!dir->chunk[c])
-				goto fail;
-			atomic_long_inc(&pgtag_chunks);
-		}
-	}
-	pgtag_dir = dir;
-	pgtag_mode = PGTAG_ARRAY;
-	return;
+	if (pgtag_in_array())
+		pgtag_mod_limit = ALLOC_TAG_INDEX_MASK - ntags;
+	else
+		pgtag_mod_limit = min(BIT_ULL(ALLOC_TAG_WIDTH),
+				      ALLOC_TAG_INDEX_MASK + 1ULL) - ntags - 1;
+}
 
-fail:
-	/*
-	 * A page without its slot warns at every hook: all or nothing.  Without
-	 * the array no page could be charged: as if booted with "never".
-	 */
-	pr_err("page tags: no memory for the array: profiling disabled\n");
-	if (dir) {
+/* The first online page that chunk @c covers, or NULL if none is. */
+static struct page *pgtag_chunk_online(unsigned long c)
+{
+	unsigned long pfn = c << PGTAG_CHUNK_SHIFT;
+	unsigned long end = pfn + PGTAG_CHUNK_PAGES;
+
+#ifdef CONFIG_SPARSEMEM
+	for (; pfn < end; pfn = ALIGN(pfn + 1, PAGES_PER_SECTION)) {
+		struct page *page = pfn_to_online_page(pfn);
+
+		if (page)
+			return page;
+	}
+	return NULL;
+#else
+	/* One range of page frames, with its holes in the memmap. */
+	pfn = max_t(unsigned long, pfn, ARCH_PFN_OFFSET);
+	return pfn < end && pfn_valid(pfn) ? pfn_to_page(pfn) : NULL;
+#endif
+}
+
+static u32 *pgtag_chunk_alloc(int nid)
+{
+	/* Profiling's own metadata, charged to no tag. */
+	return alloc_hooks_tag(ALLOC_TAG_NONE,
+			       kvzalloc_node_noprof(PGTAG_CHUNK_BYTES,
+						    GFP_KERNEL, nid));
+}
+
+/*
+ * Give the array its directory, and chunks for the memory online now: at
+ * the first switch-on, before pages can be charged.  Memory that goes
+ * online later gets its chunks then (pgtag_cover()), and hotplug waits
+ * until this is done.  All or nothing: -ENOMEM if any of it cannot be
+ * allocated.
+ */
+static int pgtag_array_on(void)
+{
+	unsigned long c, nr;
+	struct pgtag_dir *dir;
+	int err = -ENOMEM;
+
+	get_online_mems();
+	mutex_lock(&pgtag_dir_lock);
+	/* Room in the directory for memory that may be hot-added later. */
+	nr = DIV_ROUND_UP(max_t(unsigned long, max_pfn, max_possible_pfn),
+			  PGTAG_CHUNK_PAGES);
+	dir = alloc_hooks_tag(ALLOC_TAG_NONE,
+			      kvzalloc_noprof(struct_size(dir, chunk, nr),
+					      GFP_KERNEL));
+	if (!dir)
+		goto out;
+	dir->nr = nr;
+	for (c = 0; c < nr; c++) {
+		struct page *page = pgtag_chunk_online(c);
+
+		if (!page)
+			continue;
+		dir->chunk[c] = pgtag_chunk_alloc(page_to_nid(page));
+		if (!dir->chunk[c])
+			goto out;
+		atomic_long_inc(&pgtag_chunks);
+	}
+	/* Filled before it is seen. */
+	smp_store_release(&pgtag_dir, dir);
+	err = 0;
+out:
+	if (err && dir) {
 		for (c = 0; c < nr; c++)
-			if (dir->chunk[c])
-				memblock_free(dir->chunk[c], PGTAG_CHUNK_BYTES);
-		memblock_free(dir, struct_size(dir, chunk, nr));
+			kvfree(dir->chunk[c]);
+		kvfree(dir);
+		atomic_long_set(&pgtag_chunks, 0);
+	}
+	mutex_unlock(&pgtag_dir_lock);
+	put_online_mems();
+	if (err)
+		pr_err("page tags: no memory for the array: profiling stays off\n");
+	else
+		pr_info("page tags: %zu bytes, 4 per page frame of memory online (page->flags has no room)\n",
+			pgtag_array_bytes());
+	return err;
+}
+
+/* What page tags need at the first switch-on. */
+static int pgtag_first_on(void)
+{
+	return pgtag_in_array() ? pgtag_array_on() : 0;
+}
+
+/* Undo pgtag_first_on(): the rest of the first switch-on failed. */
+static void pgtag_array_off(void)
+{
+	struct pgtag_dir *dir;
+	unsigned long c;
+
+	if (!pgtag_in_array())
+		return;
+	get_online_mems();
+	mutex_lock(&pgtag_dir_lock);
+	dir = pgtag_dir;
+	/* Nothing was charged: no hook has looked at it. */
+	WRITE_ONCE(pgtag_dir, &pgtag_dir_none);
+	if (dir != &pgtag_dir_none) {
+		for (c = 0; c < dir->nr; c++)
+			kvfree(dir->chunk[c]);
+		kvfree(dir);
 	}
 	atomic_long_set(&pgtag_chunks, 0);
-	pgtag_no_memory = true;
-	mem_profiling_refuse();
+	mutex_unlock(&pgtag_dir_lock);
+	put_online_mems();
 }
 
 #ifdef CONFIG_MEMORY_HOTPLUG
@@ -918,6 +992,9 @@ static int pgtag_cover(unsigned long start, unsigned long nr_pages, int nid)
 
 	mutex_lock(&pgtag_dir_lock);
 	old = pgtag_dir;
+	/* Until the first switch-on, pgtag_array_on() will cover it. */
+	if (old == &pgtag_dir_none)
+		goto out;
 	if (end > old->nr) {
 		dir = alloc_hooks_tag(ALLOC_TAG_NONE,
 				      kvzalloc_noprof(struct_size(dir, chunk, end),
@@ -934,15 +1011,14 @@ static int pgtag_cover(unsigned long start, unsigned long nr_pages, int nid)
 	for (c = first; c < end; c++) {
 		if (dir->chunk[c])
 			continue;
-		chunk = alloc_hooks_tag(ALLOC_TAG_NONE,
-					kvzalloc_node_noprof(PGTAG_CHUNK_BYTES,
-							     GFP_KERNEL, nid));
+		chunk = pgtag_chunk_alloc(nid);
 		if (!chunk)
 			goto fail;
 		/* Zeroed before it is seen. */
 		smp_store_release(&dir->chunk[c], chunk);
 		atomic_long_inc(&pgtag_chunks);
 	}
+out:
 	mutex_unlock(&pgtag_dir_lock);
 	return 0;
 fail:
@@ -950,34 +1026,6 @@ fail:
 	pr_err("page tags: no memory to cover pfns %#lx-%#lx: memory not onlined\n",
 	       start, start + nr_pages - 1);
 	return -ENOMEM;
-}
-
-/* Is any memory that chunk @c covers online? */
-static bool pgtag_chunk_in_use(unsigned long c)
-{
-	unsigned long pfn = c << PGTAG_CHUNK_SHIFT;
-	unsigned long end = pfn + PGTAG_CHUNK_PAGES;
-
-	for (; pfn < end; pfn += PAGES_PER_SECTION)
-		if (pfn_to_online_page(pfn))
-			return true;
-	return false;
-}
-
-/*
- * A chunk comes from kvzalloc() when memory went online after boot, or
- * from memblock at boot (reserved pages, which kmemleak knows as a
- * physical range).  Boot memory can be offlined too: movable memory, or
- * memory made movable on the command line.
- */
-static void pgtag_free_chunk(u32 *chunk)
-{
-	if (is_vmalloc_addr(chunk) || !PageReserved(virt_to_page(chunk))) {
-		kvfree(chunk);
-		return;
-	}
-	kmemleak_free_part_phys(__pa(chunk), PGTAG_CHUNK_BYTES);
-	free_reserved_area(chunk, (void *)chunk + PGTAG_CHUNK_BYTES, -1, NULL);
 }
 
 /*
@@ -1002,7 +1050,7 @@ static void pgtag_uncover(unsigned long start, unsigned long nr_pages)
 	for (pfn = start; pfn < end; pfn++) {
 		struct page *page = pfn_to_page(pfn);
 
-		if (pgtag_mode != PGTAG_ARRAY) {
+		if (!pgtag_in_array()) {
 			if (pgtag_get(page)) {
 				charged++;
 				pgtag_set(page, 0);
@@ -1017,14 +1065,14 @@ static void pgtag_uncover(unsigned long start, unsigned long nr_pages)
 			WRITE_ONCE(chunk[pfn & (PGTAG_CHUNK_PAGES - 1)], 0);
 		}
 	}
-	last = pgtag_mode == PGTAG_ARRAY ?
+	last = pgtag_in_array() ?
 	       min(dir->nr, DIV_ROUND_UP(end, PGTAG_CHUNK_PAGES)) : 0;
 	for (c = start >> PGTAG_CHUNK_SHIFT; c < last; c++) {
 		chunk = dir->chunk[c];
-		if (!chunk || pgtag_chunk_in_use(c))
+		if (!chunk || pgtag_chunk_online(c))
 			continue;
 		WRITE_ONCE(dir->chunk[c], NULL);
-		pgtag_free_chunk(chunk);
+		kvfree(chunk);
 		atomic_long_dec(&pgtag_chunks);
 		freed += PGTAG_CHUNK_BYTES;
 	}
@@ -1045,7 +1093,7 @@ static int pgtag_memory_callback(struct notifier_block *nb,
 
 	switch (action) {
 	case MEM_GOING_ONLINE:
-		if (pgtag_mode != PGTAG_ARRAY)
+		if (!pgtag_in_array())
 			break;
 		nid = page_to_nid(pfn_to_page(mn->start_pfn));
 		return notifier_from_errno(pgtag_cover(mn->start_pfn,
@@ -1069,42 +1117,33 @@ static inline void pgtag_hotplug_init(void) {}
 /* Say where page tags live and why. */
 static int __init pgtag_storage_init(void)
 {
-	u32 ntags = nr_vmlinux_tags();
-
 	if (mem_profiling_never) {
-		pgtag_mode = PGTAG_NONE;
-		pr_info("page tags: none, %s\n", pgtag_no_memory ?
-			"no memory for the array: profiling disabled" :
-			"profiling disabled with 'never'");
+		pr_info("page tags: none, profiling disabled with 'never'\n");
 		return 0;
 	}
-	if (pgtag_mode == PGTAG_FLAGS) {
-		pgtag_mod_limit = min(BIT_ULL(ALLOC_TAG_WIDTH),
-				      ALLOC_TAG_INDEX_MASK + 1ULL) - ntags - 1;
+	pgtag_hotplug_init();
+	if (!pgtag_in_array()) {
 		pr_info("page tags: %d bits of page->flags, no per-page memory (%u numbers for modules)\n",
 			ALLOC_TAG_WIDTH, pgtag_mod_limit);
-		pgtag_hotplug_init();
 		return 0;
 	}
-	if (pgtag_too_many_tags)
+	if (ALLOC_TAG_WIDTH)
 		pr_notice("page tags: %d bits of page->flags cannot number %u vmlinux tags and %u for modules: using the array\n",
-			  ALLOC_TAG_WIDTH, ntags, PGTAG_MOD_RESERVE);
-	if (pgtag_mode != PGTAG_ARRAY)
-		return 0;
-	pgtag_mod_limit = ALLOC_TAG_INDEX_MASK - ntags;
-	pgtag_hotplug_init();
-	pr_info("page tags: %zu bytes, 4 per page frame of memory that exists (page->flags has no room)\n",
-		pgtag_array_bytes());
+			  ALLOC_TAG_WIDTH, nr_vmlinux_tags(), PGTAG_MOD_RESERVE);
+	if (READ_ONCE(pgtag_dir) == &pgtag_dir_none)
+		pr_info("page tags: an array of 4 bytes per page frame, allocated when profiling is first switched on\n");
 	return 0;
 }
 early_initcall(pgtag_storage_init);
 
 static size_t pgtag_array_bytes(void)
 {
-	if (pgtag_mode != PGTAG_ARRAY)
+	const struct pgtag_dir *dir = READ_ONCE(pgtag_dir);
+
+	if (dir == &pgtag_dir_none)
 		return 0;
 	return atomic_long_read(&pgtag_chunks) * PGTAG_CHUNK_BYTES +
-	       struct_size(pgtag_dir, chunk, READ_ONCE(pgtag_dir)->nr);
+	       struct_size(dir, chunk, dir->nr);
 }
 
 /* ---------------------------------------------------------------------- */
@@ -1290,34 +1329,42 @@ static size_t range_tags(struct codetag_range *range, struct alloc_tag **first)
 }
 
 /*
- * Module tags cannot use static per-CPU data: all modules share a few KiB
- * of it.  Their counters come from the dynamic per-CPU area instead, in
- * blocks of up to PCPU_TAG_BLOCK tags (the per-CPU allocator's largest
- * allocation is 32 KiB).
+ * Tags get their counters from the dynamic per-CPU area when profiling is
+ * first switched on, or when a module loads after that: a kernel that
+ * never switches profiling on has none.  They come in blocks of up to
+ * PCPU_TAG_BLOCK tags, the per-CPU allocator's largest allocation.
  */
-#define PCPU_TAG_BLOCK	1024
+#define PCPU_TAG_BLOCK	(PCPU_MIN_UNIT_SIZE / sizeof(struct alloc_tag_counters))
 
-/*
- * alloc_tag_counters_release() - give back the counters of @n module tags
- * @tags: the first tag
- * @n: how many; their counters came from alloc_tag_counters_alloc()
- *
- * Context: process context.
- */
-VISIBLE_IF_KUNIT void alloc_tag_counters_release(struct alloc_tag *tags,
-						 size_t n)
+/* Free the counters of @n tags, which then point to @after. */
+static void alloc_tag_counters_free(struct alloc_tag *tags, size_t n,
+				    struct alloc_tag_counters __percpu *after)
 {
 	size_t i;
 
 	for (i = 0; i < n; i += PCPU_TAG_BLOCK)
 		free_percpu(tags[i].counters);
 	for (i = 0; i < n; i++)
-		tags[i].counters = &alloc_tag_released;
+		tags[i].counters = after;
+}
+
+/*
+ * alloc_tag_counters_release() - give back the counters of @n module tags
+ * @tags: the first tag
+ * @n: how many; their counters came from alloc_tag_counters_alloc(), if
+ *	they have any
+ *
+ * Context: process context.
+ */
+VISIBLE_IF_KUNIT void alloc_tag_counters_release(struct alloc_tag *tags,
+						 size_t n)
+{
+	alloc_tag_counters_free(tags, n, &alloc_tag_released);
 }
 EXPORT_SYMBOL_IF_KUNIT(alloc_tag_counters_release);
 
 /*
- * alloc_tag_counters_alloc() - give @n module tags their per-CPU counters
+ * alloc_tag_counters_alloc() - give @n tags their per-CPU counters
  * @tags: the first tag
  * @n: how many
  *
@@ -1334,7 +1381,7 @@ VISIBLE_IF_KUNIT int alloc_tag_counters_alloc(struct alloc_tag *tags, size_t n)
 
 		block = __alloc_percpu(nr * sizeof(*block), sizeof(u64));
 		if (!block) {
-			alloc_tag_counters_release(tags, i);
+			alloc_tag_counters_free(tags, i, NULL);
 			return -ENOMEM;
 		}
 		for (j = 0; j < nr; j++)
@@ -1350,8 +1397,11 @@ static int alloc_tag_module_load(struct codetag_type *cttype,
 	struct alloc_tag *tags;
 	size_t n = range_tags(range, &tags);
 
-	/* "never": no metadata at all; the hooks never look at the tags. */
-	if (mem_profiling_never)
+	/*
+	 * Until the first switch-on, which gives the tags of the modules
+	 * loaded then what they need, nothing (see alloc_tag_first_on()).
+	 */
+	if (!mem_alloc_profiling_ever_enabled())
 		return 0;
 	if (alloc_tag_counters_alloc(tags, n)) {
 		pr_err("%s: no memory for the counters of %zu tags\n",
@@ -1360,6 +1410,107 @@ static int alloc_tag_module_load(struct codetag_type *cttype,
 	}
 	pgtag_register_module(tags, n, range->modname);
 	return 0;
+}
+
+/*
+ * Undo alloc_tag_modules_on() for the modules before @until (NULL: all).
+ * Under the module list lock.
+ */
+static void alloc_tag_modules_off(struct codetag_range *until)
+{
+	struct codetag_iterator iter = codetag_get_ct_iter(alloc_tag_cttype);
+	struct alloc_tag *tags;
+	struct codetag *ct;
+	size_t n;
+
+	while ((ct = codetag_next_ct(&iter)) && iter.range != until) {
+		if (!iter.range->mod || ct != iter.range->start)
+			continue;
+		n = range_tags(iter.range, &tags);
+		pgtag_unregister_module(tags, n);
+		alloc_tag_counters_free(tags, n, NULL);
+	}
+}
+
+/*
+ * Counters and page-tag numbers for the tags of the modules loaded before
+ * the first switch-on, which have none yet.  Under the module list lock.
+ */
+static int alloc_tag_modules_on(void)
+{
+	struct codetag_iterator iter = codetag_get_ct_iter(alloc_tag_cttype);
+	struct codetag_range *range = NULL;
+	struct alloc_tag *tags;
+	struct codetag *ct;
+	size_t n;
+
+	while ((ct = codetag_next_ct(&iter))) {
+		if (iter.range == range)
+			continue;
+		range = iter.range;
+		if (!range->mod)
+			continue;	/* vmlinux */
+		n = range_tags(range, &tags);
+		if (alloc_tag_counters_alloc(tags, n)) {
+			pr_err("%s: no memory for the counters of %zu tags\n",
+			       range->modname, n);
+			alloc_tag_modules_off(range);
+			return -ENOMEM;
+		}
+		pgtag_register_module(tags, n, range->modname);
+	}
+	return 0;
+}
+
+/*
+ * What profiling needs from its first switch-on: the page-tag array if
+ * page tags live there, counters for every tag, page-tag numbers for the
+ * tags of modules, the caches of slab tag vectors, and tag vectors for the
+ * per-CPU allocator's chunks.  Then mem_alloc_profiling_ever_key, from
+ * which module loads give their tags the same, and frees look for tags.
+ * The module list lock keeps module loads out meanwhile.  -ENOMEM, and
+ * profiling stays off, if any of it cannot be allocated (a tag vector of
+ * a per-CPU chunk is retried later instead).  Under mem_profiling_mutex.
+ */
+static int alloc_tag_first_on(void)
+{
+	u32 n = nr_vmlinux_tags();
+	int err;
+
+	err = pgtag_first_on();
+	if (err)
+		return err;
+	if (alloc_tag_cttype)
+		codetag_lock_module_list(alloc_tag_cttype);
+	err = alloc_tag_counters_alloc(__start_alloc_tags, n);
+	if (err) {
+		pr_err("no memory for the counters of %u tags: profiling stays off\n",
+		       n);
+		goto out;
+	}
+	if (alloc_tag_cttype) {
+		err = alloc_tag_modules_on();
+		if (err)
+			goto free_vmlinux;
+	}
+	err = slab_tags_init();
+	if (err)
+		goto free_modules;
+	pcpu_alloc_tags_fill();
+	static_branch_enable(&mem_alloc_profiling_ever_key);
+	goto out;
+
+free_modules:
+	if (alloc_tag_cttype)
+		alloc_tag_modules_off(NULL);
+free_vmlinux:
+	alloc_tag_counters_free(__start_alloc_tags, n, NULL);
+out:
+	if (alloc_tag_cttype)
+		codetag_unlock_module_list(alloc_tag_cttype);
+	if (err)
+		pgtag_array_off();
+	return err;
 }
 
 /*
@@ -1627,8 +1778,9 @@ static int __init alloc_tag_init(void)
 	pr_info("%zu allocation call sites (%zu bytes of tags, %zu of per-CPU counters), profiling %s\n",
 		codetag_type_count(cttype),
 		codetag_type_count(cttype) * sizeof(struct alloc_tag),
+		mem_alloc_profiling_ever_enabled() ?
 		codetag_type_count(cttype) * sizeof(struct alloc_tag_counters) *
-		num_possible_cpus(),
+		num_possible_cpus() : 0,
 		mem_profiling_never ? "disabled permanently (never)" :
 		mem_alloc_profiling_enabled() ? "on" : "off");
 	return 0;

@@ -682,44 +682,45 @@ static void alloc_tag_test_switch(struct kunit *test)
 }
 
 /*
- * Where the slab hooks find an object's extension must be obj_to_index()'s
- * entry for every object of a slab.  The counts of the other
- * cases would not see a wrong one: the charge and the release of an
- * object would agree on the wrong slot.
+ * A charged object's tag is in its slab's tag vector at obj_to_index(),
+ * for every object of a slab.  The counts of the other cases would not see
+ * a wrong slot: the charge and the release of an object would agree on it.
  */
+#define OBJ_INDEX_OBJS	40
+
 static void obj_index_check_cache(struct kunit *test, struct kmem_cache *s)
 {
-	void *obj, *kfence = NULL, *first;
-	struct slab *slab;
-	unsigned int i;
-	void *p;
+	void **objs = kunit_kcalloc(test, OBJ_INDEX_OBJS, sizeof(*objs),
+				    GFP_KERNEL);
+	unsigned int i, line = 0;
 
-	/* A KFENCE object's slab holds only it: take another. */
-	obj = kmem_cache_alloc(s, GFP_KERNEL);
-	if (obj && is_kfence_address(obj)) {
-		kfence = obj;
-		obj = kmem_cache_alloc(s, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, objs);
+	for (i = 0; i < OBJ_INDEX_OBJS; i++) {
+		objs[i] = kmem_cache_alloc(s, GFP_KERNEL); AT(line);
 	}
-	if (kfence)
-		kmem_cache_free(s, kfence);
-	KUNIT_ASSERT_NOT_NULL(test, obj);
-	KUNIT_ASSERT_FALSE(test, is_kfence_address(obj));
-	slab = virt_to_slab(obj);
-	KUNIT_ASSERT_NOT_NULL(test, slab);
-	/* Where the first object starts: after a left red zone, if any. */
-	first = obj - obj_to_index(s, slab, obj) * s->size;
-	KUNIT_EXPECT_LT(test, (unsigned long)(first - slab_address(slab)),
-			(unsigned long)s->size);
-	for (i = 0; i < slab->objects; i++) {
-		p = first + i * s->size;
-		KUNIT_EXPECT_EQ_MSG(test, slab_obj_ext_offset(s, slab, p),
-				    i * sizeof(struct slabobj_ext),
-				    "%s (size %u), object %u of %u", s->name,
-				    s->size, i, slab->objects);
-		KUNIT_EXPECT_EQ_MSG(test, obj_to_index(s, slab, p), i,
-				    "%s, object %u", s->name, i);
+	for (i = 0; i < OBJ_INDEX_OBJS; i++) {
+		struct alloc_tag **tags, *tag = NULL;
+		struct slab *slab;
+
+		if (!objs[i]) {
+			KUNIT_FAIL(test, "%s: object %u not allocated", s->name, i);
+			continue;
+		}
+		slab = virt_to_slab(objs[i]);
+		tags = slab_tags(READ_ONCE(slab->memcg_data));
+		if (tags)
+			tag = tags[obj_to_index(s, slab, objs[i])];
+		KUNIT_EXPECT_TRUE_MSG(test, alloc_tag_is_real(tag) &&
+				      tag->ct.lineno == line &&
+				      !strcmp(tag->ct.filename, __FILE__),
+				      "%s (size %u), object %u, index %u of %u",
+				      s->name, s->size, i,
+				      obj_to_index(s, slab, objs[i]),
+				      slab->objects);
 	}
-	kmem_cache_free(s, obj);
+	for (i = 0; i < OBJ_INDEX_OBJS; i++)
+		if (objs[i])
+			kmem_cache_free(s, objs[i]);
 }
 
 static void alloc_tag_test_obj_index(struct kunit *test)

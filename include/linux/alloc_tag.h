@@ -51,8 +51,9 @@ struct alloc_tag_counters {
 /**
  * struct alloc_tag - an allocation call site and its counters
  * @ct: where the call site is
- * @counters: per-CPU counters; static per-CPU data for vmlinux, allocated
- *	at module load for modules (NULL until then)
+ * @counters: per-CPU counters, allocated when profiling is first switched
+ *	on (or, for a module loaded after that, when it loads); NULL until
+ *	then
  */
 struct alloc_tag {
 	struct codetag ct;
@@ -69,7 +70,7 @@ struct alloc_tag {
 
 /* Memory profiling uses for itself, reported at boot and by show_mem(). */
 enum alloc_tag_meta {
-	ALLOC_TAG_META_SLAB,	/* slab object extension vectors */
+	ALLOC_TAG_META_SLAB,	/* slab tag vectors */
 	ALLOC_TAG_META_PERCPU,	/* per-CPU chunk tag vectors */
 	ALLOC_TAG_META_NR
 };
@@ -106,18 +107,15 @@ static __always_inline bool alloc_tag_is_real(const struct alloc_tag *tag)
 /*
  * Two keys: whether allocations are charged now (vm.mem_profiling), and
  * whether profiling has ever been enabled since boot, which frees must
- * know (see mem_alloc_profiling_ever_enabled()).  The hooks test both with
- * static_branch_likely() whatever the configured default: while profiling
- * is on, the charging code then runs straight through, and while it is off
- * each hook is one patched jump.  Laid out for "off" instead
- * (static_branch_maybe()), a hook would be a no-op, but the compiler may
- * then place a call site's charging copy of the call in line and jump
- * over it, which costs more than the no-op saves.
+ * know (see mem_alloc_profiling_ever_enabled()).  Both start false, also
+ * where profiling is on by default: the first switch-on, at the end of
+ * mm_init() in that case, allocates what charging needs before it sets
+ * them.  A hook is then a no-op while profiling is off, as for any
+ * feature that is off by default, and a jump to its charging code while
+ * it is on.
  */
-DECLARE_STATIC_KEY_MAYBE(CONFIG_MEM_ALLOC_PROFILING_ENABLED_BY_DEFAULT,
-			 mem_alloc_profiling_key);
-DECLARE_STATIC_KEY_MAYBE(CONFIG_MEM_ALLOC_PROFILING_ENABLED_BY_DEFAULT,
-			 mem_alloc_profiling_ever_key);
+DECLARE_STATIC_KEY_FALSE(mem_alloc_profiling_key);
+DECLARE_STATIC_KEY_FALSE(mem_alloc_profiling_ever_key);
 
 /**
  * mem_alloc_profiling_enabled() - do allocations get charged now?
@@ -126,7 +124,7 @@ DECLARE_STATIC_KEY_MAYBE(CONFIG_MEM_ALLOC_PROFILING_ENABLED_BY_DEFAULT,
  */
 static __always_inline bool mem_alloc_profiling_enabled(void)
 {
-	return static_branch_likely(&mem_alloc_profiling_key);
+	return static_branch_unlikely(&mem_alloc_profiling_key);
 }
 
 /**
@@ -142,22 +140,18 @@ static __always_inline bool mem_alloc_profiling_enabled(void)
  */
 static __always_inline bool mem_alloc_profiling_ever_enabled(void)
 {
-	return static_branch_likely(&mem_alloc_profiling_ever_key);
+	return static_branch_unlikely(&mem_alloc_profiling_ever_key);
 }
 
+void alloc_tag_mm_init(void);
 struct alloc_tag_counters alloc_tag_read(struct alloc_tag *tag);
 void alloc_tag_metadata_failed(struct alloc_tag *tag);
 void alloc_tag_meta_add(enum alloc_tag_meta kind, long bytes);
 void alloc_tag_show_mem(void);
 /* mm/percpu.c: every percpu chunk gets its tag vector (switching on). */
 void pcpu_alloc_tags_fill(void);
-
-#if defined(CONFIG_SLAB_OBJ_EXT) && defined(CONFIG_MEMCG_KMEM)
-/* mm/slab_common.c: the slab object extension drops the tag ("never"). */
-void slab_obj_ext_drop_tags(void);
-#else
-static inline void slab_obj_ext_drop_tags(void) {}
-#endif
+/* mm/slab_common.c: the caches of slab tag vectors (switching on). */
+int slab_tags_init(void);
 
 #if IS_ENABLED(CONFIG_KUNIT)
 /* For the KUnit suite only. */
@@ -174,22 +168,12 @@ void alloc_tag_check_unused(struct alloc_tag **ref);
 void alloc_tag_report_untagged(unsigned long caller);
 #endif
 
-#ifdef MODULE
-/* Module tags get their counters when the module loads. */
+/* The tag gets its counters when profiling is first switched on. */
 #define DEFINE_ALLOC_TAG(_name)						\
 	static struct alloc_tag _name __used __aligned(8)		\
 	__section(__stringify(ALLOC_TAG_SECTION)) = {			\
 		.ct = CODE_TAG_INIT,					\
 	}
-#else
-#define DEFINE_ALLOC_TAG(_name)						\
-	static DEFINE_PER_CPU(struct alloc_tag_counters, _name##_cntrs); \
-	static struct alloc_tag _name __used __aligned(8)		\
-	__section(__stringify(ALLOC_TAG_SECTION)) = {			\
-		.ct = CODE_TAG_INIT,					\
-		.counters = &_name##_cntrs,				\
-	}
-#endif
 
 /*
  * Add to a tag's counters.  Allocations and frees happen in every context,
@@ -398,6 +382,10 @@ static inline bool mem_alloc_profiling_ever_enabled(void)
 static inline bool alloc_tag_current_set(void)
 {
 	return false;
+}
+
+static inline void alloc_tag_mm_init(void)
+{
 }
 
 static inline void alloc_tag_show_mem(void)

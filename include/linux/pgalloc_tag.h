@@ -22,7 +22,6 @@ struct page;
 
 #ifdef CONFIG_MEM_ALLOC_PROFILING
 
-void __init pgalloc_tag_early_init(void);
 void __pgalloc_tag_add(struct page *page, unsigned int nr);
 void __pgalloc_tag_sub(struct page *page, unsigned int nr);
 unsigned int __pgalloc_tag_peek(struct page *page);
@@ -125,7 +124,6 @@ static __always_inline void pgalloc_tag_move(struct page *dst,
 
 #else /* CONFIG_MEM_ALLOC_PROFILING */
 
-static inline void pgalloc_tag_early_init(void) {}
 static inline void pgalloc_tag_add(struct page *page, unsigned int order) {}
 static inline void pgalloc_tag_sub(struct page *page, unsigned int order) {}
 static inline unsigned int pgalloc_tag_peek(struct page *page,

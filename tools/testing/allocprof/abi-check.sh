@@ -35,7 +35,7 @@ else
 fi
 # The options that both configurations have must agree.
 cfg() { grep '^CONFIG_' "$1/.config" | sort; }
-only=$(comm -13 <(cfg "$base") <(cfg "$series") | grep -v 'PROFILING\|CODE_TAGGING\|SLAB_OBJ_EXT')
+only=$(comm -13 <(cfg "$base") <(cfg "$series") | grep -v 'PROFILING\|CODE_TAGGING')
 [ -z "$only" ] && ok "configurations agree" || ko "configurations differ: $only"
 
 syms() { awk '{print $2, $4, $5}' "$1/Module.symvers" | sort; }

@@ -142,6 +142,9 @@ mods() { # the .ko files booted by the module and stress checks
 }
 # Marker file: stress.sh injects faults when /data/stress-fault exists.
 echo 1 >"$B/stress-fault"
+# Marker file: bootoff.sh makes the first switch-on fail when /data/enomem
+# exists.
+echo 1 >"$B/enomem"
 
 if [ -x "$here/allocinfo/run-tests.sh" ]; then
 	note "== allocinfo tool"
@@ -276,6 +279,11 @@ if [ $have_mod_kml = 1 ]; then
 	MEM=1024 TIMEOUT=900 boot "$B/kmemleak/arch/x86/boot/bzImage" kmemleak kmemleak.sh \
 		"slub_nomerge mem=512M memhp_default_state=online_movable" \
 		"$B/testmod-kmemleak/allocprof_test.ko" "$B/testmod-kmemleak/allocprof_holder.ko"
+	# Booted off: the first switch-on fails for want of memory
+	# (failslab), then succeeds; page tags in the array.
+	CPUS=2 boot "$B/kmemleak/arch/x86/boot/bzImage" kml-bootoff bootoff.sh \
+		"sysctl.vm.mem_profiling=0" "$B/testmod-kmemleak/allocprof_pcpu.ko" \
+		"$B/enomem"
 else
 	ko "kmemleak boot (no kernel or modules)"
 fi

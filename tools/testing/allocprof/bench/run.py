@@ -380,9 +380,9 @@ HOOK_FUNCS = [
     "__get_free_pages_noprof", "__get_free_pages", "free_pages",
     "__pgalloc_tag_add", "__pgalloc_tag_sub", "__alloc_tagging_slab_alloc_hook",
     "__alloc_tagging_slab_free_hook", "alloc_tagging_slab_alloc_hook",
-    "__slab_obj_ext_free_hook", "__kmem_cache_alloc_node", "__kmem_cache_free",
-    "alloc_tagging_slab_free_hook", "alloc_slab_obj_exts", "pgalloc_tag_add",
-    "pgalloc_tag_sub",
+    "__kmem_cache_alloc_node", "__kmem_cache_free", "slab_tags_alloc",
+    "__slab_tags_free", "alloc_tagging_slab_free_hook", "pgalloc_tag_add",
+    "pgalloc_tag_sub", "get_page_from_freelist",
 ]
 
 

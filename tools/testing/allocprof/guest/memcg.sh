@@ -1,11 +1,12 @@
 # SPDX-License-Identifier: GPL-2.0
-# Memory cgroups and profiling share each slab's extension vector, and a
-# kfree() releases both charges from it: memcg's alone until profiling is
-# first enabled, both in one pass from then on, memcg's alone again (plus a
-# tag if the object has one) after it is switched off.  Boot with
-# sysctl.vm.mem_profiling=0; each state loads allocprof_memcg (objects
-# allocated with GFP_KERNEL_ACCOUNT from a child cgroup) and unloads it,
-# which frees them.
+# Memory cgroups and profiling, each with its slab vector, and a kfree()
+# releasing both charges: memcg's alone, from 6.1's own vectors, until
+# profiling is first enabled; both from then on, in slabs whose memcg
+# vector predates the switch-on too (the tag vector points to it); memcg's
+# alone again (plus a tag if the object has one) after it is switched off.
+# Boot with sysctl.vm.mem_profiling=0; each state loads allocprof_memcg
+# (objects allocated with GFP_KERNEL_ACCOUNT from a child cgroup) and
+# unloads it, which frees them.
 . /data/lib.sh
 F=/proc/allocinfo
 M=allocprof_memcg
@@ -52,7 +53,11 @@ state() { # state NAME: load, check both charges, unload, check both released
 }
 
 state "never enabled"
+check "never enabled: no slab tag vectors (memcg's vectors are 6.1's)" \
+	sh -c "! ls /sys/kernel/slab | grep -q '^slab_tags-'"
 echo 1 > /proc/sys/vm/mem_profiling
+# The first load's slabs, freed but kept by SLUB, have memcg's vectors from
+# before the switch-on: objects allocated in them now are charged exactly.
 state "enabled"
 echo 0 > /proc/sys/vm/mem_profiling
 state "enabled once, off again"
@@ -72,8 +77,8 @@ check "charged on, freed off: the cgroup gets its charge back ($((loaded - left)
 check "charged on, freed off: the module's site is gone" [ -z "$(site $line)" ]
 
 # The metadata figure (the "metadata:" line of SysRq-m) counts only what is
-# profiling's own: in kmalloc-cg caches, whose vectors memcg uses too, the
-# tag slot of each object (a pointer), not memcg's half besides.
+# profiling's own: in new slabs of kmalloc-cg caches, whose tag vectors
+# hold memcg's vector too, the tag slot of each object (a pointer).
 meta() {
 	echo m > /proc/sysrq-trigger
 	dmesg | sed -n 's/.*alloc_tag: metadata: .*slab extension vectors \(-*[0-9]*\),.*/\1/p' | tail -1

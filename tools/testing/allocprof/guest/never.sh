@@ -15,15 +15,13 @@ if echo never > /proc/sys/vm/mem_profiling 2>/dev/null; then
 else
 	fail "never: write 'never' accepted"
 fi
-# memcg's slab object vectors are as small as without profiling: one
-# pointer per object.
-case $(uname -m) in i?86|armv*) ptr=4 ;; *) ptr=8 ;; esac
-if grep -q '^memory' /proc/cgroups 2>/dev/null; then
-	check "never: slab object extensions hold memcg data only ($ptr bytes)" \
-		sh -c "dmesg | grep -q 'slab: object extensions hold memcg data only, $ptr bytes per object'"
-else
-	skip "never: slab object extension size (no memcg in this kernel)"
-fi
+# Nothing of profiling's is allocated: no counters, no caches of slab tag
+# vectors (memcg's vectors are 6.1's), no metadata to report.
+check "never: no per-CPU counters" \
+	sh -c "dmesg | grep -q 'allocation call sites ([0-9]* bytes of tags, 0 of per-CPU counters)'"
+check "never: no caches of slab tag vectors" sh -c "! ls /sys/kernel/slab | grep -q '^slab_tags-'"
+echo m > /proc/sysrq-trigger
+check "never: no profiling metadata in the memory report" sh -c "! dmesg | grep -q 'alloc_tag: metadata:'"
 nz=$(sed 1,2d /proc/allocinfo | awk '$1 != 0 || $2 != 0' | wc -l)
 check "never: nothing was charged" [ "$nz" = 0 ]
 check "never: boot log says so" sh -c "dmesg | grep -q 'profiling disabled permanently (never)'"
