@@ -160,10 +160,9 @@ EXPORT_SYMBOL_IF_KUNIT(mem_alloc_profiling_switch);
 
 #ifdef CONFIG_SYSCTL
 /*
- * vm.mem_profiling reads and writes 0 or 1 like any integer sysctl.  After
- * "never" at boot every write fails with -EPERM, except "never" itself:
- * do_sysctl_args() writes the boot parameter again at the end of boot, and
- * that must not log a failure for a setting that did take effect.
+ * vm.mem_profiling reads and writes 0 or 1 like any integer sysctl; a
+ * write needs CAP_SYS_ADMIN.  After "never" at boot the file is read-only,
+ * as mainline's is (see alloc_tag_init()).
  */
 static int mem_profiling_handler(struct ctl_table *table, int write,
 				 void *buffer, size_t *lenp, loff_t *ppos)
@@ -181,12 +180,6 @@ static int mem_profiling_handler(struct ctl_table *table, int write,
 		return proc_dointvec_minmax(&tmp, 0, buffer, lenp, ppos);
 	if (!capable(CAP_SYS_ADMIN))
 		return -EPERM;
-	if (READ_ONCE(mem_profiling_never)) {
-		if (sysfs_streq(buffer, "never"))
-			return 0;
-		pr_warn_ratelimited("vm.mem_profiling: disabled with 'never' at boot\n");
-		return -EPERM;
-	}
 	ret = proc_dointvec_minmax(&tmp, 1, buffer, lenp, ppos);
 	if (ret)
 		return ret;
@@ -1496,8 +1489,9 @@ static int alloc_tag_first_on(void)
 	err = slab_tags_init();
 	if (err)
 		goto free_modules;
-	pcpu_alloc_tags_fill();
+	/* From the ever key on, new per-CPU chunks get tag vectors too. */
 	static_branch_enable(&mem_alloc_profiling_ever_key);
+	pcpu_alloc_tags_fill();
 	goto out;
 
 free_modules:
@@ -1773,6 +1767,12 @@ static int __init alloc_tag_init(void)
 				     sizeof(struct allocinfo_private), NULL))
 		pr_err("cannot create /proc/allocinfo\n");
 #ifdef CONFIG_SYSCTL
+	/*
+	 * After "never" no write can change anything: a write fails with
+	 * EACCES, and so does the boot's own (do_sysctl_args() logs it).
+	 */
+	if (mem_profiling_never)
+		mem_profiling_table[0].mode = 0444;
 	register_sysctl_init("vm", mem_profiling_table);
 #endif
 	pr_info("%zu allocation call sites (%zu bytes of tags, %zu of per-CPU counters), profiling %s\n",
