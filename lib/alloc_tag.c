@@ -1145,6 +1145,7 @@ static size_t pgtag_array_bytes(void)
 struct allocinfo_private {
 	struct codetag_iterator iter;
 	loff_t pos;			/* seq_file position of iter.ct */
+	struct alloc_tag_query *query;	/* the ioctl's (lib/alloc_tag_ioctl.c) */
 };
 
 static void *allocinfo_start(struct seq_file *m, loff_t *pos)
@@ -1206,7 +1207,8 @@ static int allocinfo_show(struct seq_file *m, void *v)
 	size_t n;
 
 	if (v == SEQ_START_TOKEN) {
-		seq_puts(m, "allocinfo - version: 1.0\n");
+		/* 2.0: a line may end with key:value pairs (accurate:no). */
+		seq_puts(m, "allocinfo - version: 2.0\n");
 		seq_puts(m, "#     <size>  <calls> <tag info>\n");
 		return 0;
 	}
@@ -1229,6 +1231,58 @@ static const struct seq_operations allocinfo_seq_op = {
 	.stop	= allocinfo_stop,
 	.show	= allocinfo_show,
 };
+
+static int allocinfo_open(struct inode *inode, struct file *file)
+{
+	return seq_open_private(file, &allocinfo_seq_op,
+				sizeof(struct allocinfo_private));
+}
+
+static int allocinfo_release(struct inode *inode, struct file *file)
+{
+	struct seq_file *m = file->private_data;
+	struct allocinfo_private *priv = m->private;
+
+	alloc_tag_ioctl_release(priv->query);
+	return seq_release_private(inode, file);
+}
+
+static long allocinfo_ioctl(struct file *file, unsigned int cmd,
+			    unsigned long arg)
+{
+	struct seq_file *m = file->private_data;
+	struct allocinfo_private *priv = m->private;
+
+	return alloc_tag_ioctl(alloc_tag_cttype, &priv->query, cmd, arg);
+}
+
+static const struct proc_ops allocinfo_proc_ops = {
+	.proc_open		= allocinfo_open,
+	.proc_read		= seq_read,
+	.proc_lseek		= seq_lseek,
+	.proc_release		= allocinfo_release,
+	.proc_ioctl		= allocinfo_ioctl,
+#ifdef CONFIG_COMPAT
+	.proc_compat_ioctl	= compat_ptr_ioctl,
+#endif
+};
+
+/*
+ * Changes whenever the list of tags does: when a module with tags loads,
+ * goes, or has its tags released.  Under the module list lock taken for
+ * writing, where the module callbacks run.
+ */
+static u64 alloc_tag_content;
+
+/**
+ * alloc_tag_content_id() - a value that changes with the list of tags
+ *
+ * Return: the current value; compare it with an earlier one.
+ */
+u64 alloc_tag_content_id(void)
+{
+	return READ_ONCE(alloc_tag_content);
+}
 
 /* ---------------------------------------------------------------------- */
 /* Memory reports (OOM, SysRq-m)                                           */
@@ -1390,6 +1444,7 @@ static int alloc_tag_module_load(struct codetag_type *cttype,
 	struct alloc_tag *tags;
 	size_t n = range_tags(range, &tags);
 
+	WRITE_ONCE(alloc_tag_content, alloc_tag_content + 1);
 	/*
 	 * Until the first switch-on, which gives the tags of the modules
 	 * loaded then what they need, nothing (see alloc_tag_first_on()).
@@ -1590,6 +1645,8 @@ static bool alloc_tag_module_unload(struct codetag_type *cttype,
 	struct alloc_tag *tags;
 	size_t n = range_tags(range, &tags);
 
+	/* Its first call: the module goes; a later one: its tags may go. */
+	WRITE_ONCE(alloc_tag_content, alloc_tag_content + 1);
 	if (alloc_tag_range_live(range)) {
 		if (range->unloaded)
 			return true;
@@ -1763,8 +1820,7 @@ static int __init alloc_tag_init(void)
 		return PTR_ERR(cttype);
 	}
 	alloc_tag_cttype = cttype;
-	if (!proc_create_seq_private("allocinfo", 0400, NULL, &allocinfo_seq_op,
-				     sizeof(struct allocinfo_private), NULL))
+	if (!proc_create("allocinfo", 0400, NULL, &allocinfo_proc_ops))
 		pr_err("cannot create /proc/allocinfo\n");
 #ifdef CONFIG_SYSCTL
 	/*

@@ -145,6 +145,13 @@ static __always_inline bool mem_alloc_profiling_ever_enabled(void)
 
 void alloc_tag_mm_init(void);
 struct alloc_tag_counters alloc_tag_read(struct alloc_tag *tag);
+u64 alloc_tag_content_id(void);
+/* lib/alloc_tag_ioctl.c: the ioctl of /proc/allocinfo. */
+struct alloc_tag_query;
+long alloc_tag_ioctl(struct codetag_type *cttype,
+		     struct alloc_tag_query **query, unsigned int cmd,
+		     unsigned long arg);
+void alloc_tag_ioctl_release(struct alloc_tag_query *query);
 void alloc_tag_metadata_failed(struct alloc_tag *tag);
 void alloc_tag_meta_add(enum alloc_tag_meta kind, long bytes);
 void alloc_tag_show_mem(void);

@@ -126,6 +126,25 @@ modules() { # [ARCH=arm64] modules NAME
 	ko "external test modules build against build/$1"
 	return 1
 }
+# The kselftest of the /proc/allocinfo ioctl, static for the busybox
+# guests, against each kernel's exported headers: build/selftest-NAME.
+selftest() { # [ARCH=arm64] selftest NAME
+	local d=$B/selftest-$1 cc=gcc a=${ARCH:-x86_64}
+	[ "$a" = arm64 ] && cc=aarch64-linux-gnu-gcc
+	rm -rf "$d" && mkdir -p "$d"
+	if make -s -C "$B/$1" ARCH="$a" headers_install INSTALL_HDR_PATH="$d/usr" \
+		>"$logs/selftest-$1.log" 2>&1 &&
+	   $cc -static -O2 -Wall -Werror -I"$d/usr/include" -o "$d/allocinfo_ioctl" \
+		"$B/linux/tools/testing/selftests/alloc_tag/allocinfo_ioctl.c" \
+		>>"$logs/selftest-$1.log" 2>&1; then
+		ok "kselftest alloc_tag builds against build/$1"
+	else
+		tail -20 "$logs/selftest-$1.log"
+		ko "kselftest alloc_tag builds against build/$1"
+	fi
+}
+[ $have_on = 1 ] && selftest kernel
+[ $have_a64 = 1 ] && ARCH=arm64 selftest arm64
 have_mod=0 have_mod_san=0
 [ $have_on = 1 ] && modules kernel && have_mod=1
 [ $have_san = 1 ] && modules sanitize && have_mod_san=1
@@ -189,6 +208,13 @@ if [ $have_on = 1 ]; then
 		done
 		spike_compare spike-2cpu
 		spike_compare spike-min32
+		if [ -x "$B/selftest-kernel/allocinfo_ioctl" ]; then
+			boot "$K" ioctl ioctl.sh "" \
+				"$B/selftest-kernel/allocinfo_ioctl" "$mod/allocprof_pcpu.ko" \
+				"$mod/allocprof_many.ko"
+		else
+			ko "boot ioctl (no kselftest binary)"
+		fi
 		if [ -x "$B/allocinfo/allocinfo-static" ]; then
 			boot "$K" allocinfo-tool allocinfo-tool.sh "" \
 				"$B/allocinfo/allocinfo-static" \
@@ -300,6 +326,14 @@ if [ $have_a64 = 1 ]; then
 		ARCH=arm64 boot "$A_K" a64-modules modules.sh "" $(mods arm64)
 		# shellcheck disable=SC2046
 		ARCH=arm64 CPUS=2 boot "$A_K" a64-stress stress.sh "" $(mods arm64)
+		if [ -x "$B/selftest-arm64/allocinfo_ioctl" ]; then
+			ARCH=arm64 boot "$A_K" a64-ioctl ioctl.sh "" \
+				"$B/selftest-arm64/allocinfo_ioctl" \
+				"$B/testmod-arm64/allocprof_pcpu.ko" \
+				"$B/testmod-arm64/allocprof_many.ko"
+		else
+			ko "boot a64-ioctl (no kselftest binary)"
+		fi
 	else
 		ko "arm64 module and stress checks (no modules)"
 	fi

@@ -5,7 +5,7 @@ F=/proc/allocinfo
 
 check "allocinfo exists" test -f $F
 check "allocinfo mode 0400 root" [ "$(stat -c '%a %u' $F)" = "400 0" ]
-check "allocinfo header line 1" [ "$(sed -n 1p $F)" = "allocinfo - version: 1.0" ]
+check "allocinfo header line 1" [ "$(sed -n 1p $F)" = "allocinfo - version: 2.0" ]
 check "allocinfo header line 2" [ "$(sed -n 2p $F)" = "#     <size>  <calls> <tag info>" ]
 cat $F > /tmp/a
 bad=$(sed 1,2d /tmp/a | grep -Ev '^ *[0-9]+ +[0-9]+ [^ ]+:[0-9]+( \[[^] ]+\])? func:[^ ]+( accurate:no)?$' | head -3)
@@ -69,7 +69,7 @@ check "SysRq-m report gives profiling's metadata" \
 
 # Reads of any size and seeks give the same text.
 check "1-byte reads give the same header" [ "$(dd if=$F bs=1 count=60 2>/dev/null)" = "$(head -c 60 $F)" ]
-check "lseek into the header" [ "$(dd if=$F bs=1 skip=12 count=10 2>/dev/null)" = "version: 1" ]
+check "lseek into the header" [ "$(dd if=$F bs=1 skip=12 count=10 2>/dev/null)" = "version: 2" ]
 l1=$(dd if=$F bs=1 2>/dev/null | wc -l); l2=$(wc -l < $F)
 check "1-byte reads give every line" [ "$l1" = "$l2" ]
 l3=$(dd if=$F bs=7 2>/dev/null | wc -l)
