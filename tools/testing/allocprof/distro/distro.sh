@@ -53,6 +53,11 @@
 #                    series-icount: =1 under -icount shift=0: read cost in
 #                                   guest instructions (maxcpus=1: 6.1
 #                                   brings up no second vCPU under icount)
+#   lean           build/distro-lean (the series built as the base is:
+#                  bzImage, no modules) and build/distro-base, then boots
+#                  lean-off (=0, figures, then switched to 1 at run time
+#                  and figures again), lean-on (=1) and base: what
+#                  profiling compiled in costs against the base
 #   compare-boot   base, ml-on (=1), ml-icount: figures (no module set: the
 #                  comparison kernels have no modules)
 #   results        build/distro/results.txt and results.json
@@ -102,12 +107,16 @@ kernel() {
 		out=$B/distro-base src=$B/pristine/linux-source-6.1 dcfg=$CFG61
 		targets="bzImage"
 		frags=("$here/configs/common.config" "$here/configs/builtin.config") ;;
+	lean)
+		out=$B/distro-lean src=$B/linux dcfg=$CFG61 targets="bzImage"
+		frags=("$here/configs/common.config" "$here/configs/builtin.config"
+			"$here/configs/series.config") ;;
 	ml)
 		out=$B/distro-ml src=$ML_DIR/linux-source-6.12 dcfg=$CFG612
 		targets="bzImage"
 		frags=("$here/configs/common.config" "$here/configs/builtin.config"
 			"$here/configs/ml.config") ;;
-	*) die "unknown kernel '$1' (series, base, ml)" ;;
+	*) die "unknown kernel '$1' (series, lean, base, ml)" ;;
 	esac
 }
 
@@ -135,7 +144,7 @@ deps() {
 # target depends on it); this script never rewrites it.
 sources() {
 	case $1 in
-	series|base)
+	series|lean|base)
 		[ -f "$src/Makefile" ] || die "$src missing: run make tree first" ;;
 	ml)
 		if [ ! -f "$ML_DIR/.unpacked" ]; then
@@ -375,6 +384,13 @@ boot_series() {
 	bootone series series-icount "sysctl.vm.mem_profiling=1 distro_mode=icount" icount
 }
 
+# The series built as the base is (bzImage, no modules): what compiled in
+# and off costs against the base, booted =0 (then switched on), and =1.
+boot_lean() {
+	bootone lean lean-off "sysctl.vm.mem_profiling=0 distro_mode=switch"
+	bootone lean lean-on "sysctl.vm.mem_profiling=1 distro_mode=compare"
+}
+
 boot_compare() {
 	bootone base base "distro_mode=compare"
 	bootone ml ml-on "sysctl.vm.mem_profiling=1 distro_mode=compare"
@@ -432,7 +448,9 @@ main() {
 		deps) deps ;;
 		config) deps; configure series || exit 1 ;;
 		build) deps; build series || exit 1 ;;
-		build-series|build-base|build-ml) build "${stage#build-}" || exit 1 ;;
+		build-series|build-lean|build-base|build-ml) build "${stage#build-}" || exit 1 ;;
+		lean) deps; build lean && build base || exit 1
+			boot_lean; bootone base base "distro_mode=compare" ;;
 		compare-config) deps; configure base && configure ml || exit 1 ;;
 		compare-build) deps; build base && build ml || exit 1 ;;
 		boot) boot_series ;;

@@ -6,6 +6,8 @@
 #            existing guest checks (allocinfo.sh, modules.sh) as they are
 #   figures  the same without the checks (the series kernel booted =0)
 #   compare  a comparison kernel (no modules): devices, figures, read cost
+#   switch   as compare, booted =0, then profiling switched on and the
+#            figures taken again (S)
 #   icount   devices, module set if any, read cost only (booted under
 #            -icount shift=0, where 1 ns of guest time is 1 instruction)
 # Results are DISTRO-* lines for results.py; checks print PASS:/FAIL:/SKIP:.
@@ -128,6 +130,7 @@ mountfs ext4 dext4 /mnt/ext4
 ip link set eth0 up 2>/dev/null && ip addr add 10.0.2.15/24 dev eth0 2>/dev/null
 R "NET $(ip -o link 2>/dev/null | grep -c 'eth0')"
 
+[ "$mode" = switch ] && mode=compare switch=1
 if [ "$mode" != compare ]; then
 	settle
 	[ "$mode" = icount ] || snap A
@@ -150,6 +153,14 @@ if [ "$mode" != icount ]; then
 	# show_mem() prints profiling's metadata now, module tags included.
 	echo m >/proc/sysrq-trigger
 	R "SYSRQM $(dmesg | grep 'alloc_tag: metadata:' | tail -1 | sed 's/^\[[ 0-9.]*\] *//')"
+	kernel_lines
+fi
+if [ "${switch:-0}" = 1 ]; then
+	echo 1 >/proc/sys/vm/mem_profiling && R "SWITCH ok" || R "SWITCH failed"
+	settle
+	snap S
+	echo m >/proc/sysrq-trigger
+	R "SYSRQM-S $(dmesg | grep 'alloc_tag: metadata:' | tail -1 | sed 's/^\[[ 0-9.]*\] *//')"
 	kernel_lines
 fi
 readcost 20
