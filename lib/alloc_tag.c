@@ -1516,7 +1516,9 @@ static int alloc_tag_modules_on(void)
  * tags of modules, the caches of slab tag vectors, and tag vectors for the
  * per-CPU allocator's chunks.  Then mem_alloc_profiling_ever_key, from
  * which module loads give their tags the same, and frees look for tags.
- * The module list lock keeps module loads out meanwhile.  -ENOMEM, and
+ * The module list lock, taken for writing, keeps module loads out
+ * meanwhile, and the readers of /proc/allocinfo, which must not see
+ * counters that a failure frees again.  -ENOMEM, and
  * profiling stays off, if any of it cannot be allocated (a tag vector of
  * a per-CPU chunk is retried later instead).  Under mem_profiling_mutex.
  */
@@ -1529,7 +1531,7 @@ static int alloc_tag_first_on(void)
 	if (err)
 		return err;
 	if (alloc_tag_cttype)
-		codetag_lock_module_list(alloc_tag_cttype);
+		codetag_lock_module_list_write(alloc_tag_cttype);
 	err = alloc_tag_counters_alloc(__start_alloc_tags, n);
 	if (err) {
 		pr_err("no memory for the counters of %u tags: profiling stays off\n",
@@ -1556,7 +1558,7 @@ free_vmlinux:
 	alloc_tag_counters_free(__start_alloc_tags, n, NULL);
 out:
 	if (alloc_tag_cttype)
-		codetag_unlock_module_list(alloc_tag_cttype);
+		codetag_unlock_module_list_write(alloc_tag_cttype);
 	if (err)
 		pgtag_array_off();
 	return err;
@@ -1645,8 +1647,9 @@ static bool alloc_tag_module_unload(struct codetag_type *cttype,
 	struct alloc_tag *tags;
 	size_t n = range_tags(range, &tags);
 
-	/* Its first call: the module goes; a later one: its tags may go. */
-	WRITE_ONCE(alloc_tag_content, alloc_tag_content + 1);
+	/* The module goes (its first call) or, later, its tags. */
+	if (!range->unloaded)
+		WRITE_ONCE(alloc_tag_content, alloc_tag_content + 1);
 	if (alloc_tag_range_live(range)) {
 		if (range->unloaded)
 			return true;
@@ -1663,6 +1666,7 @@ static bool alloc_tag_module_unload(struct codetag_type *cttype,
 		return true;
 	}
 	if (range->unloaded) {
+		WRITE_ONCE(alloc_tag_content, alloc_tag_content + 1);
 		u = alloc_tag_unloaded_find(range);
 		if (!u || u->reported)
 			pr_info("%s: every allocation of the unloaded module is freed; its tags are released\n",

@@ -130,6 +130,7 @@ static int alloc_tag_get_at(struct alloc_tag_query *q,
 static int alloc_tag_get_next(struct alloc_tag_query *q,
 			      struct allocinfo_tag_data *data)
 {
+	unsigned long range_id, index;
 	struct codetag *ct;
 
 	if (q->end)
@@ -140,10 +141,16 @@ static int alloc_tag_get_next(struct alloc_tag_query *q,
 		q->iter = codetag_get_ct_iter(q->cttype);
 		return alloc_tag_query_find(q, codetag_next_ct(&q->iter), data);
 	}
-	/* The last record returned again (the lock was dropped), then on. */
+	/*
+	 * The last record returned again (the lock was dropped), then on;
+	 * if its module's tags went meanwhile, the walk is at the first
+	 * record after them, not returned yet.
+	 */
+	range_id = q->iter.range_id;
+	index = q->iter.index;
 	q->iter.ct = NULL;
 	ct = codetag_next_ct(&q->iter);
-	if (ct)
+	if (ct && q->iter.range_id == range_id && q->iter.index == index)
 		ct = codetag_next_ct(&q->iter);
 	return alloc_tag_query_find(q, ct, data);
 }

@@ -253,6 +253,29 @@ void codetag_unlock_module_list(struct codetag_type *cttype)
 }
 
 /**
+ * codetag_lock_module_list_write() - keep out walkers of the tags too
+ * @cttype: the type
+ *
+ * For a type that changes what the walkers of its tags read, as module
+ * load and unload do.
+ *
+ * Context: process context, may sleep.
+ */
+void codetag_lock_module_list_write(struct codetag_type *cttype)
+{
+	down_write(&cttype->lock);
+}
+
+/**
+ * codetag_unlock_module_list_write() - release it
+ * @cttype: the type
+ */
+void codetag_unlock_module_list_write(struct codetag_type *cttype)
+{
+	up_write(&cttype->lock);
+}
+
+/**
  * codetag_type_count() - number of tags of a type in vmlinux and modules
  * @cttype: the type
  *

@@ -114,6 +114,8 @@ void codetag_unregister_type(struct codetag_type *cttype);
 void codetag_lock_module_list(struct codetag_type *cttype);
 bool codetag_trylock_module_list(struct codetag_type *cttype);
 void codetag_unlock_module_list(struct codetag_type *cttype);
+void codetag_lock_module_list_write(struct codetag_type *cttype);
+void codetag_unlock_module_list_write(struct codetag_type *cttype);
 struct codetag_iterator codetag_get_ct_iter(struct codetag_type *cttype);
 struct codetag *codetag_next_ct(struct codetag_iterator *iter);
 void codetag_to_text(struct seq_buf *out, const struct codetag *ct,

@@ -20,15 +20,71 @@
 #include <fnmatch.h>
 #include <getopt.h>
 #include <limits.h>
+#include <stdalign.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+/*
+ * The ioctl ABI of /proc/allocinfo (include/uapi/linux/alloc_tag.h), which
+ * the headers of most systems do not have yet.
+ */
+#ifndef ALLOCINFO_IOC_BASE
+#include <linux/types.h>
+#define ALLOCINFO_STR_SIZE	64
+struct allocinfo_content_id {
+	__u64 id;
+};
+
+struct allocinfo_tag {
+	char modname[ALLOCINFO_STR_SIZE];
+	char function[ALLOCINFO_STR_SIZE];
+	char filename[ALLOCINFO_STR_SIZE];
+	__u64 lineno;
+};
+
+struct allocinfo_counter {
+	alignas(8) __u64 bytes;
+	__u64 calls;
+	__u8 accurate;
+};
+
+struct allocinfo_tag_data {
+	struct allocinfo_tag tag;
+	struct allocinfo_counter counter;
+};
+
+#define ALLOCINFO_FILTER_MASK_MODNAME	0x1
+#define ALLOCINFO_FILTER_MASK_FUNCTION	0x2
+struct allocinfo_filter {
+	__u64 mask;
+	struct allocinfo_tag fields;
+	__u64 min_size;
+	__u64 max_size;
+	__u64 inaccurate;
+};
+
+struct allocinfo_get_at {
+	__u64 pos;
+	struct allocinfo_filter filter;
+	struct allocinfo_tag_data data;
+};
+
+#define ALLOCINFO_IOC_BASE	0xA6
+#define ALLOCINFO_IOC_CONTENT_ID \
+	_IOR(ALLOCINFO_IOC_BASE, 0, struct allocinfo_content_id)
+#define ALLOCINFO_IOC_GET_AT \
+	_IOWR(ALLOCINFO_IOC_BASE, 1, struct allocinfo_get_at)
+#define ALLOCINFO_IOC_GET_NEXT \
+	_IOR(ALLOCINFO_IOC_BASE, 2, struct allocinfo_tag_data)
+#endif
 
 typedef unsigned long long u64;
 
@@ -1745,6 +1801,84 @@ static FILE *open_input(const char **name, const char *live,
 	return NULL;
 }
 
+static const char *ioctl_mode;	/* ALLOCINFO_IOCTL: "0" never, "only" */
+
+/* May @pat, a --module or --func value, match more than one name? */
+static bool is_glob(const char *pat)
+{
+	return strpbrk(pat, "*?[\\");
+}
+
+/*
+ * The live file's sites through its ioctl, the kernel keeping only those
+ * of an exact --module or --func: a few records instead of the whole
+ * text.  0, or -1 if the caller must read the text instead: no ioctl, no
+ * exact name to filter on, or a name the ABI may have shortened (it keeps
+ * the last ALLOCINFO_STR_SIZE - 1 characters), which the text gives whole.
+ */
+static int load_ioctl(const struct opts *o, struct sites *s)
+{
+	struct allocinfo_content_id id0, id1;
+	struct allocinfo_get_at at;
+	struct allocinfo_tag_data *d = &at.data;
+	unsigned long cmd = ALLOCINFO_IOC_GET_AT;
+	void *arg = &at;
+	int fd, ret = -1;
+
+	if (ioctl_mode && !strcmp(ioctl_mode, "0"))
+		return -1;
+	memset(&at, 0, sizeof(at));
+	if (o->module && !is_glob(o->module) &&
+	    strlen(o->module) < ALLOCINFO_STR_SIZE - 1) {
+		at.filter.mask |= ALLOCINFO_FILTER_MASK_MODNAME;
+		if (strcmp(o->module, VMLINUX))
+			strcpy(at.filter.fields.modname, o->module);
+	}
+	if (o->func && !is_glob(o->func) &&
+	    strlen(o->func) < ALLOCINFO_STR_SIZE - 1) {
+		at.filter.mask |= ALLOCINFO_FILTER_MASK_FUNCTION;
+		strcpy(at.filter.fields.function, o->func);
+	}
+	if (!at.filter.mask)
+		return -1;
+	fd = open(live_file, O_RDONLY);
+	if (fd < 0)
+		return -1;
+	if (ioctl(fd, ALLOCINFO_IOC_CONTENT_ID, &id0))
+		goto out;
+	for (;;) {
+		struct site r = { 0 };
+
+		if (ioctl(fd, cmd, arg)) {
+			if (errno == ENOENT)
+				ret = 0;
+			break;
+		}
+		cmd = ALLOCINFO_IOC_GET_NEXT;
+		arg = d;
+		if (strlen(d->tag.filename) >= ALLOCINFO_STR_SIZE - 1 ||
+		    strlen(d->tag.function) >= ALLOCINFO_STR_SIZE - 1 ||
+		    strlen(d->tag.modname) >= ALLOCINFO_STR_SIZE - 1)
+			break;
+		r.file = d->tag.filename;
+		r.module = d->tag.modname;
+		r.func = d->tag.function;
+		r.line = d->tag.lineno;
+		r.bytes = d->counter.bytes > COUNTER_MAX ? 0 : d->counter.bytes;
+		r.calls = d->counter.calls > COUNTER_MAX ? 0 : d->counter.calls;
+		r.inaccurate = !d->counter.accurate;
+		add_site(s, &r);
+	}
+	/* A module came or went meanwhile: the text gives one listing. */
+	if (!ret && (ioctl(fd, ALLOCINFO_IOC_CONTENT_ID, &id1) || id1.id != id0.id))
+		ret = -1;
+out:
+	close(fd);
+	if (ret)
+		free_sites(s);
+	return ret;
+}
+
 /* Read a file ("-" for standard input), keep the sites that match @o. */
 static int load(const char *name, const struct opts *o, struct sites *s)
 {
@@ -1754,6 +1888,16 @@ static int load(const char *name, const struct opts *o, struct sites *s)
 	memset(s, 0, sizeof(*s));
 	if (!strcmp(name, live_file))
 		check_sysctl();
+	if (!strcmp(name, live_file) && !load_ioctl(o, s)) {
+		filter_sites(s, o);
+		merge_sites(s);
+		return 0;
+	}
+	if (!strcmp(name, live_file) && ioctl_mode && !strcmp(ioctl_mode, "only")) {
+		errorf("%s: cannot be read through its ioctl for these options",
+		       name);
+		return -1;
+	}
 	fp = open_input(&name, live_file,
 			" (kernel without CONFIG_MEM_ALLOC_PROFILING?)");
 	if (!fp)
@@ -1930,6 +2074,12 @@ static const char * const help_text[] = {
 	"       ALLOCINFO_SYSCTL\n"
 	"              The vm.mem_profiling switch, instead of\n"
 	"              /proc/sys/vm/mem_profiling.\n"
+	"       ALLOCINFO_IOCTL\n"
+	"              With --module or --func naming one module or function\n"
+	"              (no wildcard), the kernel's file is read through its\n"
+	"              ioctl, which returns only those sites, when the kernel\n"
+	"              has it; the output is the same.  0: always read the\n"
+	"              text; only: fail where the ioctl cannot be used.\n"
 	"\n",
 
 	"EXIT STATUS\n"
@@ -2710,6 +2860,7 @@ int main(int argc, char **argv)
 	env = getenv("ALLOCINFO_STACKS");
 	if (env && *env)
 		stacks_file = env;
+	ioctl_mode = getenv("ALLOCINFO_IOCTL");
 
 	/* no command: top, as for "allocinfo -n 5" or "allocinfo saved.txt" */
 	if (optind >= argc || is_input(argv[optind]))
