@@ -80,6 +80,21 @@ build32: tree
 	@ARCH=arm $(T)/build-kernel.sh arm-off guest arm prof-off
 	@echo "build32: i386 off, arm on and off built"
 
+# By hand: the longest section with interrupts off while call-stack
+# capture runs at its largest cap (irqsoff tracer; guest/capture-irqsoff.sh),
+# on build/irqsoff; its RESULT lines go to build/capture-irqsoff.log.
+.PHONY: capture-irqsoff
+capture-irqsoff: tree
+	@$(T)/build-kernel.sh irqsoff guest prof-on numa irqsoff
+	@rm -rf build/testmod-irqsoff && mkdir -p build/testmod-irqsoff && \
+		cp $(T)/modules/* build/testmod-irqsoff/ && \
+		$(MAKE) -s -C build/irqsoff M=$(CURDIR)/build/testmod-irqsoff modules
+	@$(T)/qemu-run.sh -k build/irqsoff/arch/x86/boot/bzImage \
+		-s $(T)/guest/capture-irqsoff.sh -f $(T)/guest/lib.sh \
+		-f build/testmod-irqsoff/allocprof_stress.ko -c 2 -m 2048 -t 900 \
+		-l build/capture-irqsoff.log >/dev/null; \
+		grep -a '^RESULT\|^PASS\|^FAIL' build/capture-irqsoff.log
+
 # Instruction-count, timing and memory benchmark (by hand, not part of
 # check); builds under build/bench*/.  Default: the icount venue, with
 # mainline, the module's three kmalloc call patterns.  The reduced run of

@@ -78,6 +78,14 @@ DEFINE_STATIC_KEY_FALSE(alloc_tag_capture_key);
 /* Frames saved, and kept once the allocator's own are left out. */
 #define CAPTURE_SAVE_FRAMES	40
 #define CAPTURE_KEEP_FRAMES	16
+/* Context levels that capture: task, softirq, hardirq (not NMI). */
+#define CAPTURE_LEVELS		3
+/*
+ * What deselection and the snapshot do per hold of capture_lock: hash
+ * buckets emptied, or stacks copied.  Each is a few memory accesses, so
+ * that interrupts are never off for long whatever the cap.
+ */
+#define CAPTURE_STEP		256
 
 #define CAPTURE_DEFAULT_CAP	4096
 #define CAPTURE_MIN_CAP		16
@@ -112,8 +120,9 @@ struct capture_pool {
 	u32 nr_recs, nr_stacks;
 	unsigned int rec_bits, stack_bits;
 	u32 rec_free, stack_free;
-	u32 recs_used, stacks_used, stacks_idle;
-	u32 reuse_cursor;
+	u32 recs_used, stacks_used;
+	/* Per CPU, the frames of a capture at each context level. */
+	unsigned long (__percpu *frames)[CAPTURE_LEVELS][CAPTURE_SAVE_FRAMES];
 	size_t bytes;
 };
 
@@ -158,6 +167,7 @@ static void capture_pool_free(struct capture_pool *pool)
 {
 	if (!pool)
 		return;
+	free_percpu(pool->frames);
 	kvfree(pool->recs);
 	kvfree(pool->stacks);
 	kvfree(pool->rec_hash);
@@ -186,8 +196,9 @@ static struct capture_pool *capture_pool_alloc(u32 cap)
 	pool->rec_hash = kvmalloc_array(nr_rec_hash, sizeof(u32), GFP_KERNEL);
 	pool->stack_hash = kvmalloc_array(nr_stack_hash, sizeof(u32),
 					  GFP_KERNEL);
+	pool->frames = alloc_percpu(typeof(*pool->frames));
 	if (!pool->recs || !pool->stacks || !pool->rec_hash ||
-	    !pool->stack_hash) {
+	    !pool->stack_hash || !pool->frames) {
 		capture_pool_free(pool);
 		return NULL;
 	}
@@ -203,7 +214,8 @@ static struct capture_pool *capture_pool_alloc(u32 cap)
 	pool->bytes = sizeof(*pool) +
 		      pool->nr_recs * sizeof(*pool->recs) +
 		      pool->nr_stacks * sizeof(*pool->stacks) +
-		      (nr_rec_hash + nr_stack_hash) * sizeof(u32);
+		      (nr_rec_hash + nr_stack_hash) * sizeof(u32) +
+		      num_possible_cpus() * sizeof(*pool->frames);
 	return pool;
 }
 
@@ -246,17 +258,16 @@ static void rec_link(struct capture_pool *pool, u32 i)
 static void stack_account(struct capture_pool *pool, struct capture_stack *st,
 			  s64 bytes, s64 calls)
 {
-	bool was_idle = !st->calls;
-
 	st->bytes += bytes;
 	st->calls += calls;
-	if (was_idle && st->calls)
-		pool->stacks_idle--;
-	else if (!was_idle && !st->calls)
-		pool->stacks_idle++;
 }
 
-/* Give back an unlinked record and what it held. */
+static void stack_release(struct capture_pool *pool, u32 i);
+
+/*
+ * Give back an unlinked record and what it held; its stack too, once no
+ * record points to it (its calls are the number of those).
+ */
 static void rec_release(struct capture_pool *pool, u32 i)
 {
 	struct capture_rec *rec = &pool->recs[i];
@@ -267,6 +278,8 @@ static void rec_release(struct capture_pool *pool, u32 i)
 	rec->next = pool->rec_free;
 	pool->rec_free = i;
 	pool->recs_used--;
+	if (!st->calls)
+		stack_release(pool, rec->stack);
 }
 
 static void stack_unlink(struct capture_pool *pool, u32 i)
@@ -286,7 +299,6 @@ static void stack_release(struct capture_pool *pool, u32 i)
 
 	stack_unlink(pool, i);
 	capture_sites[st->site].stacks--;
-	pool->stacks_idle--;
 	st->used = false;
 	st->next = pool->stack_free;
 	pool->stack_free = i;
@@ -294,31 +306,21 @@ static void stack_release(struct capture_pool *pool, u32 i)
 }
 
 /*
- * The aggregate of (@site, @handle), created if need be.  With no free
- * entry left, one whose objects were all freed is reused (the scan is
- * bounded by the pool's size and resumes where the last one stopped).
+ * The aggregate of (@site, @handle), created if need be; CAPTURE_NIL if
+ * none is left.  A stack whose objects were all freed is released then
+ * (rec_release()), so nothing here scans for one to reuse.
  */
 static u32 stack_get(struct capture_pool *pool, unsigned int site,
 		     depot_stack_handle_t handle)
 {
 	u32 *bucket = stack_bucket(pool, site, handle);
 	struct capture_stack *st;
-	u32 i, n;
+	u32 i;
 
 	for (i = *bucket; i != CAPTURE_NIL; i = pool->stacks[i].next) {
 		st = &pool->stacks[i];
 		if (st->site == site && st->handle == handle)
 			return i;
-	}
-	if (pool->stack_free == CAPTURE_NIL && pool->stacks_idle) {
-		for (n = 0; n < pool->nr_stacks; n++) {
-			i = pool->reuse_cursor;
-			pool->reuse_cursor = (i + 1) % pool->nr_stacks;
-			if (pool->stacks[i].used && !pool->stacks[i].calls) {
-				stack_release(pool, i);
-				break;
-			}
-		}
 	}
 	i = pool->stack_free;
 	if (i == CAPTURE_NIL)
@@ -326,7 +328,6 @@ static u32 stack_get(struct capture_pool *pool, unsigned int site,
 	st = &pool->stacks[i];
 	pool->stack_free = st->next;
 	pool->stacks_used++;
-	pool->stacks_idle++;
 	st->used = true;
 	st->bytes = 0;
 	st->calls = 0;
@@ -339,28 +340,34 @@ static u32 stack_get(struct capture_pool *pool, unsigned int site,
 	return i;
 }
 
-/* Drop the records and stacks of @site; under capture_lock. */
+/*
+ * Drop the records of @site, which the hooks no longer touch, and with
+ * them its stacks: CAPTURE_STEP hash buckets per hold of capture_lock.
+ * Under capture_mutex, which keeps the pool.
+ */
 static void capture_drop_site_records(struct capture_pool *pool,
 				      unsigned int site)
 {
-	u32 b, i, *link;
+	u32 b = 0, end, i, *link;
+	unsigned long flags;
 
-	if (!pool)
-		return;
-	for (b = 0; b < (1U << pool->rec_bits); b++) {
-		link = &pool->rec_hash[b];
-		while ((i = *link) != CAPTURE_NIL) {
-			if (pool->stacks[pool->recs[i].stack].site == site) {
-				*link = pool->recs[i].next;
-				rec_release(pool, i);
-			} else {
-				link = &pool->recs[i].next;
+	while (pool && b < (1U << pool->rec_bits)) {
+		end = min(b + CAPTURE_STEP, 1U << pool->rec_bits);
+		raw_spin_lock_irqsave(&capture_lock, flags);
+		for (; b < end; b++) {
+			link = &pool->rec_hash[b];
+			while ((i = *link) != CAPTURE_NIL) {
+				if (pool->stacks[pool->recs[i].stack].site == site) {
+					*link = pool->recs[i].next;
+					rec_release(pool, i);
+				} else {
+					link = &pool->recs[i].next;
+				}
 			}
 		}
+		raw_spin_unlock_irqrestore(&capture_lock, flags);
+		cond_resched();
 	}
-	for (i = 0; i < pool->nr_stacks; i++)
-		if (pool->stacks[i].used && pool->stacks[i].site == site)
-			stack_release(pool, i);
 }
 
 /* ---------------------------------------------------------------------- */
@@ -453,9 +460,9 @@ static void capture_exit(u8 bit)
 void __cold __alloc_tag_capture_add(struct alloc_tag *tag, unsigned long key,
 				    unsigned long bytes, unsigned long caller)
 {
-	unsigned long entries[CAPTURE_SAVE_FRAMES];
 	struct capture_pool *pool;
 	depot_stack_handle_t handle;
+	unsigned long *entries;
 	unsigned int n, start;
 	unsigned long flags;
 	struct capture_stack *st;
@@ -473,19 +480,29 @@ void __cold __alloc_tag_capture_add(struct alloc_tag *tag, unsigned long key,
 	if (in_nmi())
 		return;
 	preempt_disable();
+	/* Freed only after a grace period, which waits for us. */
+	pool = READ_ONCE(capture_pool);
+	if (!pool)
+		goto enable;
 	if (!capture_enter(&bit)) {
 		/* Reached from our own stackdepot allocation. */
 		capture_count_dropped(tag);
-		preempt_enable();
-		return;
+		goto enable;
 	}
-	n = stack_trace_save(entries, ARRAY_SIZE(entries), 0);
+	/* Off the stack: the hook may run deep in an allocation, or in an IRQ. */
+	entries = (*this_cpu_ptr(pool->frames))[interrupt_context_level()];
+	n = stack_trace_save(entries, CAPTURE_SAVE_FRAMES, 0);
 	n = filter_irq_stacks(entries, n);
 	start = capture_trim(entries, n, caller);
-	handle = stack_depot_save(entries + start,
-				  min_t(unsigned int, n - start,
-					CAPTURE_KEEP_FRAMES),
-				  GFP_NOWAIT | __GFP_NOWARN);
+	/*
+	 * On PREEMPT_RT the page allocator's locks sleep, and we run with
+	 * preemption off: stackdepot may then only use the room it has.
+	 */
+	handle = __stack_depot_save(entries + start,
+				    min_t(unsigned int, n - start,
+					  CAPTURE_KEEP_FRAMES), 0,
+				    GFP_NOWAIT | __GFP_NOWARN,
+				    !IS_ENABLED(CONFIG_PREEMPT_RT));
 
 	raw_spin_lock_irqsave(&capture_lock, flags);
 	site = capture_site_locked(tag);
@@ -514,6 +531,7 @@ void __cold __alloc_tag_capture_add(struct alloc_tag *tag, unsigned long key,
 out:
 	raw_spin_unlock_irqrestore(&capture_lock, flags);
 	capture_exit(bit);
+enable:
 	preempt_enable();
 }
 
@@ -562,57 +580,71 @@ void __cold __alloc_tag_capture_sub(struct alloc_tag *tag, unsigned long key)
  * @nr: its number of pages
  *
  * Each page gets a record of its own, with its share of the bytes and one
- * call, as the tag gets one call per page.  A page for which no record is
- * left is counted as dropped and its bytes leave the stack now, so the
- * stack never keeps bytes that no record will give back.
+ * call, as the tag gets one call per page.  The other pages' shares leave
+ * the block's record and stack first, and each comes back with its page's
+ * record, one page per hold of capture_lock (a block can have 1024); a
+ * page that gets no record (none left, or the site went meanwhile) is
+ * counted as dropped, so the stack never keeps bytes that no record will
+ * give back.
  *
  * Context: any context.
  */
 void __cold __alloc_tag_capture_page_split(struct alloc_tag *tag,
 					   struct page *page, unsigned int nr)
 {
-	struct capture_pool *pool;
-	unsigned long flags, each;
+	depot_stack_handle_t handle = 0;
+	struct capture_pool *pool = NULL;
+	unsigned long flags, each = 0;
 	struct capture_stack *st;
 	unsigned int k;
-	u32 i, j;
+	u32 i, j, s = CAPTURE_NIL;
 	int site;
 
 	raw_spin_lock_irqsave(&capture_lock, flags);
 	site = capture_site_locked(tag);
-	if (site < 0)
-		goto out;
-	pool = capture_pool;
-	i = rec_unlink(pool, (unsigned long)page);
-	if (i == CAPTURE_NIL)
-		goto out;
-	rec_link(pool, i);
-	each = pool->recs[i].bytes / nr;
-	st = &pool->stacks[pool->recs[i].stack];
-	pool->recs[i].bytes -= each * (nr - 1);
-	for (k = 1; k < nr; k++) {
+	if (site >= 0) {
+		pool = capture_pool;
+		i = rec_unlink(pool, (unsigned long)page);
+		if (i != CAPTURE_NIL) {
+			rec_link(pool, i);
+			s = pool->recs[i].stack;
+			each = pool->recs[i].bytes / nr;
+			pool->recs[i].bytes -= each * (nr - 1);
+			stack_account(pool, &pool->stacks[s],
+				      -(s64)each * (nr - 1), 0);
+			handle = pool->stacks[s].handle;
+		}
+	}
+	raw_spin_unlock_irqrestore(&capture_lock, flags);
+	for (k = 1; s != CAPTURE_NIL && k < nr; k++) {
 		unsigned long key = (unsigned long)nth_page(page, k);
 
+		raw_spin_lock_irqsave(&capture_lock, flags);
+		st = &pool->stacks[s];
+		/* The stack went (its records were freed) or is another. */
+		if (capture_site_locked(tag) != site || capture_pool != pool ||
+		    !st->used || st->site != site || st->handle != handle) {
+			raw_spin_unlock_irqrestore(&capture_lock, flags);
+			break;
+		}
 		j = rec_unlink(pool, key);
 		if (j != CAPTURE_NIL)
 			rec_release(pool, j);
-		j = pool->rec_free;
+		j = st->used ? pool->rec_free : CAPTURE_NIL;
 		if (j == CAPTURE_NIL) {
-			stack_account(pool, st, -(s64)each, 0);
 			capture_sites[site].dropped++;
-			continue;
+		} else {
+			pool->rec_free = pool->recs[j].next;
+			pool->recs_used++;
+			pool->recs[j].key = key;
+			pool->recs[j].bytes = each;
+			pool->recs[j].stack = s;
+			rec_link(pool, j);
+			stack_account(pool, st, each, 1);
+			capture_sites[site].records++;
 		}
-		pool->rec_free = pool->recs[j].next;
-		pool->recs_used++;
-		pool->recs[j].key = key;
-		pool->recs[j].bytes = each;
-		pool->recs[j].stack = pool->recs[i].stack;
-		rec_link(pool, j);
-		stack_account(pool, st, 0, 1);
-		capture_sites[site].records++;
+		raw_spin_unlock_irqrestore(&capture_lock, flags);
 	}
-out:
-	raw_spin_unlock_irqrestore(&capture_lock, flags);
 }
 
 /**
@@ -868,9 +900,12 @@ static void capture_deselect(unsigned int i)
 	lockdep_assert_held(&capture_mutex);
 	for (t = 0; t < site->nr_tags; t++)
 		capture_tag_flags(site->tags[t], 0);
+	/* From here on the hooks leave the site's records alone. */
 	raw_spin_lock_irqsave(&capture_lock, flags);
-	capture_drop_site_records(capture_pool, i);
 	site->used = false;
+	raw_spin_unlock_irqrestore(&capture_lock, flags);
+	capture_drop_site_records(capture_pool, i);
+	raw_spin_lock_irqsave(&capture_lock, flags);
 	if (!--capture_nr_sites) {
 		pool = capture_pool;
 		capture_pool = NULL;
@@ -879,8 +914,15 @@ static void capture_deselect(unsigned int i)
 	capture_site_free(site);
 	if (!capture_nr_sites)
 		static_branch_disable(&alloc_tag_capture_key);
-	/* Every access to the pool is under capture_lock: free it now. */
-	capture_pool_free(pool);
+	/*
+	 * The pool is under capture_lock but for its per-CPU frames, which
+	 * the capture hook uses with preemption off: free it once every
+	 * such section that could have seen it is over.
+	 */
+	if (pool) {
+		synchronize_rcu();
+		capture_pool_free(pool);
+	}
 }
 
 static int capture_select(struct capture_spec *spec)
@@ -1240,20 +1282,28 @@ static struct capture_snap *capture_snapshot(void)
 	snap = kvzalloc(struct_size(snap, e, max), GFP_KERNEL);
 	if (!snap)
 		return NULL;
-	raw_spin_lock_irqsave(&capture_lock, flags);
+	/* Under capture_mutex the pool stays; copy a step at a time. */
 	pool = capture_pool;
-	for (i = 0; pool && i < pool->nr_stacks; i++) {
-		struct capture_stack *st = &pool->stacks[i];
-		struct capture_snap_entry *e = &snap->e[snap->nr];
+	for (i = 0; pool && i < pool->nr_stacks;) {
+		unsigned int end = min(i + CAPTURE_STEP, pool->nr_stacks);
 
-		if (!st->used)
-			continue;
-		e->bytes = st->bytes;
-		e->calls = st->calls;
-		e->handle = st->handle;
-		e->site = st->site;
-		snap->nr++;
+		raw_spin_lock_irqsave(&capture_lock, flags);
+		for (; i < end; i++) {
+			struct capture_stack *st = &pool->stacks[i];
+			struct capture_snap_entry *e = &snap->e[snap->nr];
+
+			if (!st->used)
+				continue;
+			e->bytes = st->bytes;
+			e->calls = st->calls;
+			e->handle = st->handle;
+			e->site = st->site;
+			snap->nr++;
+		}
+		raw_spin_unlock_irqrestore(&capture_lock, flags);
+		cond_resched();
 	}
+	raw_spin_lock_irqsave(&capture_lock, flags);
 	for (i = 0; i < ALLOC_TAG_CAPTURE_MAX_SITES; i++)
 		dropped[i] = capture_sites[i].dropped;
 	raw_spin_unlock_irqrestore(&capture_lock, flags);

@@ -99,7 +99,7 @@ build kmemleak guest prof-on numa kmemleak && have_kml=1 || have_kml=0
 # arm64, cross-compiled: profiling on, the KUnit suites built in.
 ARCH=arm64 build arm64 guest arm64 prof-on kunit && have_a64=1 || have_a64=0
 # i386, as Debian's 686-pae: PAE, high memory, memcg, no virtual memmap.
-ARCH=i386 build i386 guest i386 prof-on && have_i386=1 || have_i386=0
+ARCH=i386 build i386 guest prof-on i386 && have_i386=1 || have_i386=0
 
 # KUnit under UML is built and run in the background on one job while the
 # QEMU checks below, which use one CPU each, run; it is counted at the end.
@@ -141,6 +141,16 @@ selftest() { # [ARCH=arm64] selftest NAME
 	else
 		tail -20 "$logs/selftest-$1.log"
 		ko "kselftest alloc_tag builds against build/$1"
+	fi
+	# The allocinfo tool for the guests of other architectures (x86_64
+	# guests use the one allocinfo/run-tests.sh builds).
+	[ "$a" = x86_64 ] && return 0
+	if $cc -static -O2 -Wall -Wextra -Werror -o "$d/allocinfo-static" \
+		"$top/tools/vm/allocinfo.c" >>"$logs/selftest-$1.log" 2>&1; then
+		ok "allocinfo tool builds static for $a"
+	else
+		tail -20 "$logs/selftest-$1.log"
+		ko "allocinfo tool builds static for $a"
 	fi
 }
 [ $have_on = 1 ] && selftest kernel
@@ -326,6 +336,11 @@ if [ $have_a64 = 1 ]; then
 		ARCH=arm64 boot "$A_K" a64-modules modules.sh "" $(mods arm64)
 		# shellcheck disable=SC2046
 		ARCH=arm64 CPUS=2 boot "$A_K" a64-stress stress.sh "" $(mods arm64)
+		ARCH=arm64 boot "$A_K" a64-capture capture.sh "" \
+			"$B/testmod-arm64/allocprof_holder.ko" \
+			"$B/testmod-arm64/allocprof_capture.ko" \
+			"$B/testmod-arm64/allocprof_stress.ko" \
+			"$B/selftest-arm64/allocinfo-static"
 		if [ -x "$B/selftest-arm64/allocinfo_ioctl" ]; then
 			ARCH=arm64 boot "$A_K" a64-ioctl ioctl.sh "" \
 				"$B/selftest-arm64/allocinfo_ioctl" \

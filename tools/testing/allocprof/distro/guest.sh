@@ -76,7 +76,8 @@ settle() {
 
 # snap TAG: memory now; sites of /proc/allocinfo, vmlinux and modules.
 snap() {
-	for k in MemTotal MemFree MemAvailable Slab SReclaimable SUnreclaim \
+	for k in MemTotal MemFree MemAvailable Buffers Cached Shmem AnonPages \
+		Slab SReclaimable SUnreclaim \
 		KernelStack PageTables Percpu VmallocUsed; do
 		R "MEM $1 $k=$(awk -v k="$k:" '$1 == k {print $2}' /proc/meminfo)"
 	done

@@ -77,8 +77,8 @@ fi
 
 echo 1 > $P/free
 stacks > /tmp/st
-check "capture: after the frees every stack is back to 0 0" \
-	[ "$(awk '{ print $1, $2 }' /tmp/st | sort -u)" = "0 0" ]
+check "capture: after the frees no stack is left (a stack goes with its last object)" \
+	[ ! -s /tmp/st ]
 check "capture: no record in use after the frees" [ "$(ctl_records)" = 0 ]
 
 # Hard interrupt context: a timer calls the helper.
@@ -110,8 +110,9 @@ bad() { # bad NAME COMMAND: the write must fail and change nothing
 	else
 		pass "capture: $1 is refused"
 	fi
-	check "capture: $1 changes nothing" [ "$(cat $C)" = "$before" ]
+	check "capture: $1 changes nothing" [ "$($show)" = "$before" ]
 }
+show="cat $C"
 bad "garbage" "garbage"
 bad "a line that is not a number" "lib/x.c:twelve"
 bad "an unknown site" "no/such/file.c:12"
@@ -128,9 +129,14 @@ for s in $(awk 'NR > 2 && NF == 4 { print $3 }' /proc/allocinfo | sort -u | head
 	echo "$s" > $C 2>/dev/null && n=$((n + 1))
 done
 check "capture: 8 sites selected" [ "$(grep -c '^site ' $C)" = 8 ]
-before=$(cat $C)
+# The selected sites are live vmlinux sites whose counters move between
+# reads: compare the settings (the cap and which sites), not the counters.
+settings() { awk '/^cap / { print $1, $2; next } /^site / { print $2, $3 }' $C; }
+before=$(settings)
 extra=$(awk 'NR > 2 && NF == 4 { print $3 }' /proc/allocinfo | sort -u | tail -1)
+show=settings
 bad "a ninth site" "$extra"
+show="cat $C"
 grep '^site ' $C | sed -n '2,$p' | while read -r _ s rest; do
 	case $rest in
 	"["*) echo "-$s ${rest%% *}" ;;
@@ -226,10 +232,11 @@ if [ -e /data/allocprof_stress.ko ]; then
 		sleep 0.2
 	done
 	wait $stress
+	cat $S >/tmp/st_load
 	echo 1 > /sys/module/allocprof_stress/parameters/release
 	sed 's/^/  /' $C
 	grep '^site ' $S | sed 's/^/  /'
-	check "capture: under stress, records were taken" [ "$(grep -c '^stack ' $S)" -gt 0 ]
+	check "capture: under stress, records were taken" [ "$(grep -c '^stack ' /tmp/st_load)" -gt 0 ]
 	check "capture: after the stress module freed everything, its stacks hold 0" \
 		[ "$(grep '^site ' $S | grep -vc ' bytes:0 calls:0 ')" = 0 ]
 	check "capture: and no record is left" [ "$(ctl_records)" = 0 ]
