@@ -15,7 +15,9 @@
 # which includes <linux/percpu.h> before struct task_struct is complete.
 # Each must build; against the profiling kernel it must have a tag for
 # every call site ("allocprof-sites: N" in its comment), against the
-# compiled-out one none.
+# compiled-out one none.  Last, every header of include/linux/ that the
+# series adds or changes is compiled as a file's first include against
+# both kernels (headers_first).
 # Prints PASS/FAIL lines for check.sh.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -54,6 +56,39 @@ build_one() {
 	echo "obj-m := $m.o" >"$d/Kbuild"
 	log=$logs/fortify-$1-$2.log
 	make -C "$B/$kdir" M="$d" modules >"$log" 2>&1
+}
+
+# headers_first KERNEL WHAT: every header of include/linux/ that the
+# series adds or changes must build as the first include of a file, in
+# both configurations (a caller that includes only <linux/percpu.h> is
+# how Debian's config found the one that did not).  One external
+# module build with an object per header, each "#include <linux/H>"
+# then <linux/module.h>; make -k, and a header passes when its object
+# exists.  fortify-string.h is left out: <linux/string.h> includes it,
+# and it is not meant to come first, in 6.1 either.
+headers_first() {
+	local k=$1 what=$2 d=$B/fortify-mod/$1-headers-first h n objs=() bad=0
+	rm -rf "$d" && mkdir -p "$d"
+	for h in "$top"/include/linux/*.h "$top"/include/linux/*.h.patch; do
+		n=$(basename "$h" .patch)
+		n=${n%.h}
+		[ "$n" = fortify-string ] && continue
+		printf '#include <linux/%s.h>\n#include <linux/module.h>\nMODULE_LICENSE("GPL");\n' \
+			"$n" >"$d/hf_$n.c"
+		objs+=("hf_$n.o")
+	done
+	echo "obj-m := ${objs[*]}" >"$d/Kbuild"
+	log=$logs/fortify-$k-headers-first.log
+	make -k -C "$B/$k" M="$d" modules >"$log" 2>&1
+	for n in "${objs[@]}"; do
+		n=${n%.o}
+		if [ ! -f "$d/$n.o" ]; then
+			grep -m2 "$n.c:.*error" "$log"
+			ko "headers ($what): <linux/${n#hf_}.h> does not build as a file's first include"
+			bad=$((bad + 1))
+		fi
+	done
+	[ $bad = 0 ] && ok "headers ($what): the ${#objs[@]} headers the series adds or changes each build as a file's first include"
 }
 
 for k in fortify-on fortify-off; do
@@ -134,4 +169,5 @@ for k in fortify-on fortify-off; do
 			ko "headers ($what): $m.c has $n call site tags, not $want"
 		fi
 	done
+	headers_first "$k" "$what"
 done
