@@ -46,48 +46,32 @@ check "module tags gone after unload" [ "$(grep -c "\[$M\]" $F)" = 0 ]
 # batches such frees for up to 5 s, then waits for a grace period): that
 # is not an allocation left live, and is not reported as one.
 LIVE="module $M unloaded with allocations still live; keeping its [0-9]* tags"
-rcu_round=1
-# On the i386 guest delayed work seems not to run within 40 s (3 Dec
-# 2026, not understood yet): the kfree_rcu()'d kzalloc(1000) stays charged
-# (6.1 batches kfree_rcu() in a delayed work) and the deferred report
-# never comes.  Those checks are skipped there, not passed.
-case $(uname -m) in i?86) rcu_round=0 ;; esac
-if [ $rcu_round = 1 ]; then
-	insmod /data/$M.ko rcu=1 || fail "insmod $M rcu=1"
-	rmmod $M || fail "rmmod $M rcu=1"
-	sleep 15
-	check "kfree_rcu() in the exit function: no 'still live' message" sh -c "! dmesg | grep -q '$LIVE'"
-	check "kfree_rcu() in the exit function: nothing left charged" \
-		[ "$(grep "\[$M\]" $F | awk '$1 > 0' | wc -l)" = 0 ]
-else
-	skip "kfree_rcu() in the exit function (i386: its object stays charged, under investigation)"
-fi
+insmod /data/$M.ko rcu=1 || fail "insmod $M rcu=1"
+rmmod $M || fail "rmmod $M rcu=1"
+sleep 15
+check "kfree_rcu() in the exit function: no 'still live' message" sh -c "! dmesg | grep -q '$LIVE'"
+check "kfree_rcu() in the exit function: nothing left charged" \
+	[ "$(grep "\[$M\]" $F | awk '$1 > 0' | wc -l)" = 0 ]
 
 # Unload with a live allocation, handed to allocprof_holder.
 insmod /data/$M.ko leak=1 || fail "insmod $M leak=1"
-if [ $rcu_round = 1 ]; then
-	check "the kfree_rcu() round's tags are released at the next load" \
-		[ "$(grep -c "\[$M\]" $F)" = "$ntags" ]
-	check "and silently: they were never reported live" \
-		sh -c "! dmesg | grep -q '$M: every allocation'"
-fi
+check "the kfree_rcu() round's tags are released at the next load" \
+	[ "$(grep -c "\[$M\]" $F)" = "$ntags" ]
+check "and silently: they were never reported live" \
+	sh -c "! dmesg | grep -q '$M: every allocation'"
 set -- $(dmesg | sed -n "s/.*$M: sites \([0-9]*\) \([0-9]*\) \([0-9]*\)$/\1 \2 \3/p" | tail -1)
 l1=$1 l2=$2
 rmmod $M || fail "rmmod $M leak=1"
 check "leaked site still listed after unload" [ "$(site $l1 | awk '{print $1, $2}')" = "$s1 1" ]
 check "freed sites of the unloaded module show 0" [ "$(site $l2 | awk '{print $1, $2}')" = "0 0" ]
 # The message waits out deferred frees (10 s, then rcu_barrier()).
-if [ $rcu_round = 1 ]; then
-	t=0
-	while [ $t -lt 40 ] && ! dmesg | grep -q "$LIVE"; do
-		sleep 1
-		t=$((t + 1))
-	done
-	check "unload names the module and keeps only its tags, once deferred frees had their time ($t s)" \
-		[ $t -ge 5 -a $t -lt 40 ]
-else
-	skip "the deferred 'still live' report (i386: delayed work, under investigation)"
-fi
+t=0
+while [ $t -lt 40 ] && ! dmesg | grep -q "$LIVE"; do
+	sleep 1
+	t=$((t + 1))
+done
+check "unload names the module and keeps only its tags, once deferred frees had their time ($t s)" \
+	[ $t -ge 5 -a $t -lt 40 ]
 # Load it again: a second, distinct set of sites.
 insmod /data/$M.ko || fail "insmod $M again"
 check "reloaded module lists old and new sites" [ "$(site $l1 | wc -l)" = 2 ]
@@ -97,10 +81,8 @@ check "after second unload only the leaked site holds memory" \
 # Free it from the other module, whose own unload then finds the kept
 # tags unreferenced and releases them.
 rmmod allocprof_holder || fail "rmmod allocprof_holder"
-if [ $rcu_round = 1 ]; then
-	check "kept tags released once their allocations are freed" \
-		sh -c "dmesg | grep -q '$M: every allocation of the unloaded module is freed; its tags are released'"
-fi
+check "kept tags released once their allocations are freed" \
+	sh -c "dmesg | grep -q '$M: every allocation of the unloaded module is freed; its tags are released'"
 check "released module no longer listed" [ "$(grep -c "\[$M\]" $F)" = 0 ]
 
 # A module with 2,000 allocation sites.  Its 80,000 bytes of tags do not
