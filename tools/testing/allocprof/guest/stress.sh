@@ -126,7 +126,7 @@ start_background() {
 }
 
 stop_background() {
-	: > /tmp/stop	# not touch, which fails with ENOSYS on the i386 guest
+	: > /tmp/stop
 	wait $bg1 $bg2
 	echo "allocinfo reads: $(cat /tmp/reads), allocprof_test loads: $(cat /tmp/loads)"
 	[ -s /tmp/errs ] && sort /tmp/errs | uniq -c
