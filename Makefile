@@ -88,6 +88,8 @@ capture-irqsoff: tree
 	@$(T)/build-kernel.sh irqsoff guest prof-on numa irqsoff
 	@rm -rf build/testmod-irqsoff && mkdir -p build/testmod-irqsoff && \
 		cp $(T)/modules/* build/testmod-irqsoff/ && \
+		python3 $(T)/modules/gen-many.py 2000 \
+			>build/testmod-irqsoff/allocprof_many.c && \
 		$(MAKE) -s -C build/irqsoff M=$(CURDIR)/build/testmod-irqsoff modules
 	@$(T)/qemu-run.sh -k build/irqsoff/arch/x86/boot/bzImage \
 		-s $(T)/guest/capture-irqsoff.sh -f $(T)/guest/lib.sh \

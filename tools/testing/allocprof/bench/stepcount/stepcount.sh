@@ -7,7 +7,8 @@
 #
 #   stepcount.sh KERNEL_O_DIR BENCH_KO OUT [KERNEL_ARGS]
 #
-# Writes OUT (every instruction, per call) and prints per-function counts.
+# Writes OUT (every instruction, per call) and prints per-function counts,
+# then each call's instructions and taken branches (taken.py).
 # STEP_FUNCS (default: __kmalloc_noprof,kfree,__get_free_pages_noprof,
 # free_pages: the order in which the module calls them) and STEP_SKIP
 # (calls from the module to let pass first, default 200) can be set.
@@ -31,3 +32,4 @@ wait $qemu || true
 awk '/^== /{ call = $2; print; next }
 	{ f = $2; sub(/^</, "", f); sub(/[+>].*/, "", f); n[call " " f]++ }
 	END { for (k in n) print "   " k ": " n[k] }' "$out" | sort
+python3 "$here/taken.py" "$out"
