@@ -1264,7 +1264,13 @@ static void capture_site_total(struct capture_site *site, u64 *bytes,
 	"site %s:%u%s%s%s func:%s bytes:%lld calls:%lld stacks:%u "	\
 	"dropped:%llu site_bytes:%llu site_calls:%llu\n"
 
-/* Copy, merge and sort the stacks; format the sites' lines. */
+/*
+ * Copy, merge and sort the stacks; format the sites' lines.  The copy is
+ * sized by the aggregates in use, not by the pool: at the largest cap the
+ * pool has room for 2^18, and a copy of that size on every open would be
+ * tens of megabytes to allocate, clear and free.  Aggregates made while
+ * the copy is taken fill the slack; past it the newest are left out.
+ */
 static struct capture_snap *capture_snapshot(void)
 {
 	s64 bytes[ALLOC_TAG_CAPTURE_MAX_SITES] = { };
@@ -1274,21 +1280,25 @@ static struct capture_snap *capture_snapshot(void)
 	struct capture_snap *snap;
 	struct capture_pool *pool;
 	unsigned long flags;
-	unsigned int i, max;
+	unsigned int i, room = 0;
 
 	lockdep_assert_held(&capture_mutex);
-	max = ALLOC_TAG_CAPTURE_MAX_SITES +
-	      (capture_pool ? capture_pool->nr_stacks : 0);
-	snap = kvzalloc(struct_size(snap, e, max), GFP_KERNEL);
-	if (!snap)
-		return NULL;
 	/* Under capture_mutex the pool stays; copy a step at a time. */
 	pool = capture_pool;
-	for (i = 0; pool && i < pool->nr_stacks;) {
+	if (pool) {
+		raw_spin_lock_irqsave(&capture_lock, flags);
+		room = min(pool->stacks_used + CAPTURE_STEP, pool->nr_stacks);
+		raw_spin_unlock_irqrestore(&capture_lock, flags);
+	}
+	snap = kvzalloc(struct_size(snap, e, ALLOC_TAG_CAPTURE_MAX_SITES + room),
+			GFP_KERNEL);
+	if (!snap)
+		return NULL;
+	for (i = 0; pool && i < pool->nr_stacks && snap->nr < room;) {
 		unsigned int end = min(i + CAPTURE_STEP, pool->nr_stacks);
 
 		raw_spin_lock_irqsave(&capture_lock, flags);
-		for (; i < end; i++) {
+		for (; i < end && snap->nr < room; i++) {
 			struct capture_stack *st = &pool->stacks[i];
 			struct capture_snap_entry *e = &snap->e[snap->nr];
 

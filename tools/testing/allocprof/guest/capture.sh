@@ -168,6 +168,22 @@ check "capture: FILE:LINE alone selects the module's site" grep -qF "site $site 
 echo "-${site%% *}" > $C
 check "capture: -FILE:LINE alone deselects it" [ "$(grep -c '^site ' $C)" = 0 ]
 
+# The stacks file's copy, taken at open, is sized by the stacks in use,
+# not by the cap: at the largest cap the pool has room for 2^18 of them,
+# and a copy of that size was 40 MiB of vmalloc() per open.
+echo "cap 1048576" > $C
+echo "$site" > $C
+echo 1 > $P/run
+v0=$(awk '$1 == "VmallocUsed:" { print $2 }' /proc/meminfo)
+exec 3< $S
+v1=$(awk '$1 == "VmallocUsed:" { print $2 }' /proc/meminfo)
+exec 3<&-
+echo "-$site" > $C
+echo "cap 4096" > $C
+echo 1 > $P/free
+check "capture: at cap 2^20 an open stacks file takes $((v1 - v0)) kB of vmalloc (under 1 MiB)" \
+	[ $((v1 - v0)) -lt 1024 ]
+
 # Concurrent selection and allocation (in a second process).
 ( i=0; while [ $i -lt 30 ]; do echo 1 > $P/run; echo 1 > $P/free; i=$((i + 1)); done ) &
 i=0
