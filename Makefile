@@ -82,7 +82,11 @@ build32: tree
 
 # By hand: the longest section with interrupts off while call-stack
 # capture runs at its largest cap (irqsoff tracer; guest/capture-irqsoff.sh),
-# on build/irqsoff; its RESULT lines go to build/capture-irqsoff.log.
+# on build/irqsoff; its RESULT and TRACE lines go to build/capture-irqsoff.log.
+# Under -icount shift=0 (bench/icount/ first in PATH): the guest clock
+# advances 1 ns per instruction, so a section's length counts its
+# instructions and does not depend on the host's load.  One vCPU: with
+# two, QEMU 7.2 under -icount hangs after SeaBIOS here.
 .PHONY: capture-irqsoff
 capture-irqsoff: tree
 	@$(T)/build-kernel.sh irqsoff guest prof-on numa irqsoff
@@ -91,11 +95,13 @@ capture-irqsoff: tree
 		python3 $(T)/modules/gen-many.py 2000 \
 			>build/testmod-irqsoff/allocprof_many.c && \
 		$(MAKE) -s -C build/irqsoff M=$(CURDIR)/build/testmod-irqsoff modules
-	@$(T)/qemu-run.sh -k build/irqsoff/arch/x86/boot/bzImage \
+	@PATH=$(CURDIR)/$(T)/bench/icount:$$PATH \
+		$(T)/qemu-run.sh -k build/irqsoff/arch/x86/boot/bzImage \
 		-s $(T)/guest/capture-irqsoff.sh -f $(T)/guest/lib.sh \
-		-f build/testmod-irqsoff/allocprof_stress.ko -c 2 -m 2048 -t 900 \
+		-a "tsc_early_khz=1000000 tsc=reliable" \
+		-f build/testmod-irqsoff/allocprof_stress.ko -c 1 -m 2048 -t 1800 \
 		-l build/capture-irqsoff.log >/dev/null; \
-		grep -a '^RESULT\|^PASS\|^FAIL' build/capture-irqsoff.log
+		grep -a '^RESULT\|^TRACE\|^PASS\|^FAIL' build/capture-irqsoff.log
 
 # Instruction-count, timing and memory benchmark (by hand, not part of
 # check); builds under build/bench*/.  Default: the icount venue, with

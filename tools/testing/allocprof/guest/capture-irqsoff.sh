@@ -5,7 +5,9 @@
 # every CPU with 8 of its sites selected, keeping what it allocates until
 # released, while the stacks file is read; then the stacks file is read
 # with the records held, and the sites are deselected with them.  Each
-# phase prints the longest section and where it began and ended.
+# phase prints the longest section and where it began and ended, and
+# (tracing_thresh) every section of 20 us or more, with the stack where
+# it ended: those that capture's lock does not start are not capture's.
 . /data/lib.sh
 C=/sys/kernel/debug/allocinfo/capture
 S=/sys/kernel/debug/allocinfo/stacks
@@ -13,8 +15,11 @@ T=/sys/kernel/debug/tracing
 phase() { # phase NAME: report the longest section since the last reset
 	echo "RESULT $1 max_irqsoff_us $(cat $T/tracing_max_latency)"
 	grep -m2 -E '=> (started|ended) at:' $T/trace | sed "s/^/RESULT $1 /"
+	grep -v '^#' $T/trace | head -400 | sed "s/^/TRACE $1 /"
 	echo 0 > $T/tracing_max_latency
+	echo > $T/trace
 }
+echo 20 > $T/tracing_thresh
 check "irqsoff tracer" sh -c "echo irqsoff > $T/current_tracer"
 echo 1 > $T/tracing_on
 echo "cap 1048576" > $C
