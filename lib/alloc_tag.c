@@ -758,8 +758,12 @@ static __always_inline void pgtag_uncharge(u32 idx, unsigned int nr,
 		if (WARN_ONCE(!tag, "alloc_tag: page names unknown tag %u\n", idx))
 			return;
 	}
-	alloc_tag_counters_add(tag, -((s64)nr << PAGE_SHIFT), first ? -1 : 0);
+	/*
+	 * Capture first: until the charge is gone it keeps an unloaded
+	 * module's tag from being released.
+	 */
 	alloc_tag_capture_page_sub(first ? page : NULL, tag);
+	alloc_tag_counters_add(tag, -((s64)nr << PAGE_SHIFT), first ? -1 : 0);
 }
 
 void __pgalloc_tag_sub(struct page *page, unsigned int nr)

@@ -1269,7 +1269,9 @@ static void capture_site_total(struct capture_site *site, u64 *bytes,
  * sized by the aggregates in use, not by the pool: at the largest cap the
  * pool has room for 2^18, and a copy of that size on every open would be
  * tens of megabytes to allocate, clear and free.  Aggregates made while
- * the copy is taken fill the slack; past it the newest are left out.
+ * the copy is taken fill the slack of CAPTURE_STEP; should more appear,
+ * those in the highest slots are left out of this copy and of its
+ * sites' totals.
  */
 static struct capture_snap *capture_snapshot(void)
 {
