@@ -758,10 +758,7 @@ static __always_inline void pgtag_uncharge(u32 idx, unsigned int nr,
 		if (WARN_ONCE(!tag, "alloc_tag: page names unknown tag %u\n", idx))
 			return;
 	}
-	/*
-	 * Capture first: until the charge is gone it keeps an unloaded
-	 * module's tag from being released.
-	 */
+	/* alloc_tag_capture_page_sub() first, while the tag is charged. */
 	alloc_tag_capture_page_sub(first ? page : NULL, tag);
 	alloc_tag_counters_add(tag, -((s64)nr << PAGE_SHIFT), first ? -1 : 0);
 }
