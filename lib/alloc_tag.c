@@ -46,7 +46,7 @@ EXPORT_SYMBOL(mem_alloc_profiling_key);
 DEFINE_STATIC_KEY_FALSE(mem_alloc_profiling_ever_key);
 EXPORT_SYMBOL(mem_alloc_profiling_ever_key);
 
-struct codetag_type *alloc_tag_cttype;
+struct codetag_type *alloc_tag_cttype __ro_after_init;
 
 /* ---------------------------------------------------------------------- */
 /* State: vm.mem_profiling and the boot parameter                          */
@@ -243,8 +243,8 @@ VISIBLE_IF_KUNIT void alloc_tag_released_check(void)
 	int cpu;
 
 	for_each_possible_cpu(cpu) {
-		bytes |= per_cpu(alloc_tag_released.bytes, cpu);
-		calls |= per_cpu(alloc_tag_released.calls, cpu);
+		bytes |= READ_ONCE(per_cpu(alloc_tag_released.bytes, cpu));
+		calls |= READ_ONCE(per_cpu(alloc_tag_released.calls, cpu));
 	}
 	if (bytes || calls)
 		pr_warn_once("allocations charged to module tags after their release: a stale tag reference\n");
@@ -364,7 +364,7 @@ static long alloc_tag_meta_read(enum alloc_tag_meta kind)
 	int cpu;
 
 	for_each_possible_cpu(cpu)
-		sum += per_cpu(alloc_tag_meta[kind], cpu);
+		sum += READ_ONCE(per_cpu(alloc_tag_meta[kind], cpu));
 	return max(sum, 0L);
 }
 
@@ -444,7 +444,21 @@ static inline u32 nr_vmlinux_tags(void)
 
 static __always_inline u32 alloc_tag_to_index(struct alloc_tag *tag)
 {
-	return tag->ct.flags & ALLOC_TAG_INDEX_MASK;
+	/* Only the other bits change under us, by cmpxchg. */
+	return READ_ONCE(tag->ct.flags) & ALLOC_TAG_INDEX_MASK;
+}
+
+/*
+ * Give @tag page-tag number @idx (0: none).  Capture and accurate:no may
+ * set their bits of the same word meanwhile, and must keep them.
+ */
+static void alloc_tag_set_index(struct alloc_tag *tag, u32 idx)
+{
+	unsigned int old = READ_ONCE(tag->ct.flags);
+
+	while (!try_cmpxchg(&tag->ct.flags, &old,
+			    (old & ~ALLOC_TAG_INDEX_MASK) | idx))
+		;
 }
 
 /* The tag of number @idx (not 0), or NULL if no tag has it. */
@@ -520,7 +534,7 @@ static void pgtag_register_module(struct alloc_tag *tags, size_t n,
 			table = pgtag_mod_table;
 		}
 		__set_bit(slot, pgtag_mod_used);
-		tags[i].ct.flags = nr_vmlinux_tags() + 1 + slot;
+		alloc_tag_set_index(&tags[i], nr_vmlinux_tags() + 1 + slot);
 		WRITE_ONCE(table->tags[slot], &tags[i]);
 	}
 	mutex_unlock(&pgtag_mod_lock);
@@ -538,14 +552,14 @@ static void pgtag_unregister_module(struct alloc_tag *tags, size_t n)
 	mutex_lock(&pgtag_mod_lock);
 	table = pgtag_mod_table;
 	for (i = 0; i < n; i++) {
-		u32 idx = tags[i].ct.flags & ALLOC_TAG_INDEX_MASK;
+		u32 idx = alloc_tag_to_index(&tags[i]);
 		u32 slot = idx - nr_vmlinux_tags() - 1;
 
 		if (idx && slot < table->size) {
 			WRITE_ONCE(table->tags[slot], NULL);
 			__clear_bit(slot, pgtag_mod_used);
 		}
-		tags[i].ct.flags &= ALLOC_TAG_INACCURATE;
+		alloc_tag_set_index(&tags[i], 0);
 	}
 	mutex_unlock(&pgtag_mod_lock);
 }
@@ -609,7 +623,9 @@ static __always_inline bool pgtag_in_array(void)
  * without them, and a chunk is freed
  * only once none of its memory is online, when no hook can still be
  * working on one of its pages (offlining waits until every page of the
- * range is free in the buddy allocator, which is after its free hook).
+ * range is free in the buddy allocator, which is after its free hook),
+ * unless it covers a hardware-poisoned page: offlining passes over those
+ * while in use, and their holders free them later.
  * The bound and the chunk are tested all the same, for the price of a
  * compare and a test: a page that breaks that rule gets a warning and
  * goes uncharged, not a write to memory that is not its slot.
@@ -857,6 +873,29 @@ static void __init pgtag_setup(void)
 				      ALLOC_TAG_INDEX_MASK + 1ULL) - ntags - 1;
 }
 
+/*
+ * Whether chunk @c covers a hardware-poisoned page: one still in use when
+ * its memory went offline reaches the free hook later (see pgtag_slot()).
+ */
+static bool pgtag_chunk_poisoned(unsigned long c)
+{
+	unsigned long pfn = c << PGTAG_CHUNK_SHIFT;
+	unsigned long end = pfn + PGTAG_CHUNK_PAGES;
+	struct page *page;
+
+	if (!IS_ENABLED(CONFIG_MEMORY_FAILURE))
+		return false;
+	for (; pfn < end; pfn++) {
+		if (!pfn_valid(pfn))
+			continue;
+		/* Memory offlined earlier has its memmap poisoned (DEBUG_VM). */
+		page = pfn_to_page(pfn);
+		if (!PagePoisoned(page) && PageHWPoison(page))
+			return true;
+	}
+	return false;
+}
+
 /* The first online page that chunk @c covers, or NULL if none is. */
 static struct page *pgtag_chunk_online(unsigned long c)
 {
@@ -1030,7 +1069,8 @@ fail:
  * again, in the array, or cleared with the memmap, in page->flags.  The
  * charges stay, said once here: a page's size is not known from its slot.
  * Then chunks of which no memory is online any more are freed; no hook
- * can be looking at one of their pages (see pgtag_slot()).
+ * can be looking at one of their pages (see pgtag_slot()), unless they
+ * cover a hardware-poisoned page, whose free would find no slot.
  */
 static void pgtag_uncover(unsigned long start, unsigned long nr_pages)
 {
@@ -1063,7 +1103,7 @@ static void pgtag_uncover(unsigned long start, unsigned long nr_pages)
 	       min(dir->nr, DIV_ROUND_UP(end, PGTAG_CHUNK_PAGES)) : 0;
 	for (c = start >> PGTAG_CHUNK_SHIFT; c < last; c++) {
 		chunk = dir->chunk[c];
-		if (!chunk || pgtag_chunk_online(c))
+		if (!chunk || pgtag_chunk_online(c) || pgtag_chunk_poisoned(c))
 			continue;
 		WRITE_ONCE(dir->chunk[c], NULL);
 		kvfree(chunk);
@@ -1337,16 +1377,18 @@ static void show_top_print(struct show_top *top, unsigned int n)
  */
 void alloc_tag_show_mem(void)
 {
+	/* An OOM on another CPU may come before the initcall sets it. */
+	struct codetag_type *cttype = READ_ONCE(alloc_tag_cttype);
 	struct show_top top[SHOW_TOP_MAX] = { };
 	struct alloc_tag *tag;
 	bool modules = false;
 
-	if (!mem_alloc_profiling_ever_enabled() || !alloc_tag_cttype)
+	if (!mem_alloc_profiling_ever_enabled() || !cttype)
 		return;
 	for (tag = __start_alloc_tags; tag < __stop_alloc_tags; tag++)
 		show_top_consider(top, SHOW_TOP_MAX, tag, NULL);
-	if (!in_interrupt() && codetag_trylock_module_list(alloc_tag_cttype)) {
-		struct codetag_iterator iter = codetag_get_ct_iter(alloc_tag_cttype);
+	if (!in_interrupt() && codetag_trylock_module_list(cttype)) {
+		struct codetag_iterator iter = codetag_get_ct_iter(cttype);
 		struct codetag *ct;
 
 		modules = true;
@@ -1363,7 +1405,7 @@ void alloc_tag_show_mem(void)
 	pr_notice("%12s %8s %s\n", "bytes", "calls", "call site");
 	show_top_print(top, SHOW_TOP_MAX);
 	if (modules)
-		codetag_unlock_module_list(alloc_tag_cttype);
+		codetag_unlock_module_list(cttype);
 	alloc_tag_print_metadata(true);
 }
 
@@ -1388,12 +1430,16 @@ static size_t range_tags(struct codetag_range *range, struct alloc_tag **first)
 static void alloc_tag_counters_free(struct alloc_tag *tags, size_t n,
 				    struct alloc_tag_counters __percpu *after)
 {
-	size_t i;
+	struct alloc_tag_counters __percpu *block;
+	size_t i, j;
 
-	for (i = 0; i < n; i += PCPU_TAG_BLOCK)
-		free_percpu(tags[i].counters);
-	for (i = 0; i < n; i++)
-		tags[i].counters = after;
+	/* A stale charge must find @after, never the freed block. */
+	for (i = 0; i < n; i += PCPU_TAG_BLOCK) {
+		block = tags[i].counters;
+		for (j = i; j < min(n, i + PCPU_TAG_BLOCK); j++)
+			WRITE_ONCE(tags[j].counters, after);
+		free_percpu(block);
+	}
 }
 
 /*
@@ -1824,7 +1870,7 @@ static int __init alloc_tag_init(void)
 		       PTR_ERR(cttype));
 		return PTR_ERR(cttype);
 	}
-	alloc_tag_cttype = cttype;
+	WRITE_ONCE(alloc_tag_cttype, cttype);
 	if (!proc_create("allocinfo", 0400, NULL, &allocinfo_proc_ops))
 		pr_err("cannot create /proc/allocinfo\n");
 #ifdef CONFIG_SYSCTL

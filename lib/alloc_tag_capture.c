@@ -908,7 +908,7 @@ static void capture_deselect(unsigned int i)
 	raw_spin_lock_irqsave(&capture_lock, flags);
 	if (!--capture_nr_sites) {
 		pool = capture_pool;
-		capture_pool = NULL;
+		WRITE_ONCE(capture_pool, NULL);
 	}
 	raw_spin_unlock_irqrestore(&capture_lock, flags);
 	capture_site_free(site);
@@ -971,7 +971,7 @@ static int capture_select(struct capture_spec *spec)
 	site->nr_tags = n;
 	raw_spin_lock_irqsave(&capture_lock, flags);
 	if (pool)
-		capture_pool = pool;
+		WRITE_ONCE(capture_pool, pool);
 	site->used = true;
 	capture_nr_sites++;
 	raw_spin_unlock_irqrestore(&capture_lock, flags);

@@ -194,7 +194,7 @@ static __always_inline void alloc_tag_counters_add(struct alloc_tag *tag,
 						   s64 bytes, s64 calls)
 {
 	/* Load once: for the compiler, a per-CPU update may change tag->counters. */
-	struct alloc_tag_counters __percpu *c = tag->counters;
+	struct alloc_tag_counters __percpu *c = READ_ONCE(tag->counters);
 
 	this_cpu_add(c->bytes, bytes);
 	this_cpu_add(c->calls, calls);

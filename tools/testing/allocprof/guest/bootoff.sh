@@ -61,8 +61,32 @@ if [ -e /data/enomem ]; then
 	check "enomem: nothing charged after the failed switch-on" [ "$nz" = 0 ]
 fi
 
+# A module site selected for capture before the first switch-on (with
+# /data/allocprof_capture.ko): the switch-on numbers the module's tags
+# for page tags, in the word that holds the selection, and must keep it.
+C=/sys/kernel/debug/allocinfo/capture
+CM=allocprof_capture
+csite=
+if [ -f /data/$CM.ko ] && [ -e $C ]; then
+	insmod /data/allocprof_holder.ko && insmod /data/$CM.ko
+	csite=$(awk -v f="func:${CM}_helper" '$NF == f { print $3, $4; exit }' $F)
+	check "boot 0: a module site selected for capture before the switch-on" \
+		sh -c "[ -n '$csite' ] && echo '$csite' > $C"
+fi
+
 echo 1 > /proc/sys/vm/mem_profiling
 check "boot 0: can be switched on" [ "$(sysctl_val)" = 1 ]
+if [ -n "$csite" ]; then
+	echo 1 > /sys/module/$CM/parameters/run
+	calls=$(awk -v s="site $csite" 'index($0, s " ") == 1 {
+		for (i = 1; i <= NF; i++) if (index($i, "calls:") == 1) {
+			sub(/calls:/, "", $i); print $i } }' /sys/kernel/debug/allocinfo/stacks)
+	check "boot 0: the site is still captured after the switch-on (6 calls: ${calls:-none})" \
+		[ "$calls" = 6 ]
+	echo 1 > /sys/module/$CM/parameters/free
+	echo "-$csite" > $C
+	rmmod $CM allocprof_holder
+fi
 if [ $array = 1 ]; then
 	bytes=$(dmesg | sed -n 's/.*alloc_tag: page tags: \([0-9]*\) bytes, 4 per page frame.*/\1/p' | tail -1)
 	check "boot 0: the switch-on allocates the page-tag array (${bytes:-no} bytes)" \
