@@ -11,6 +11,14 @@
 # stress threads' allocations (task-filter) at 10%: failed allocations are
 # not charged, counts stay exact, and sites whose metadata allocation failed
 # say accurate:no and may only be low.
+# With /data/stress-cpuhp present (a 4-CPU guest), the threads hop from CPU
+# to CPU and both runs also take CPUs offline and online again 100 times:
+# the counters of an offline CPU keep their charges, and the sums stay
+# exact.
+# With /data/stress-races present (the KCSAN boot), the stress sites are
+# also selected for call-stack capture and deselected again, one after
+# the other, with the stacks file read, and, with /data/allocinfo-static,
+# read through the ioctl (which sums just their counters), all the time.
 . /data/lib.sh
 F=/proc/allocinfo
 M=allocprof_stress
@@ -18,12 +26,19 @@ SYS=/proc/sys/vm/mem_profiling
 SECS=${STRESS_SECONDS:-8}
 fault=0
 [ -e /data/stress-fault ] && fault=1
+cpuhp=0
+[ -e /data/stress-cpuhp ] && cpuhp=1
+capture=0
+# Races are sampled: the KCSAN boot holds the on run for a minute.
+[ -e /data/stress-races ] && capture=1 modargs="seconds=60"
 modargs="seconds=$SECS"
+[ $cpuhp = 1 ] && modargs="seconds=600 hop=1"
 
 # allocprof_test needs allocprof_holder's symbol.
 insmod /data/allocprof_holder.ko || fail "insmod allocprof_holder"
 ncpu=$(grep -c ^processor /proc/cpuinfo)
 check "stress guest has at least 2 CPUs ($ncpu)" [ "$ncpu" -ge 2 ]
+[ $cpuhp = 1 ] && check "CPU hotplug guest has 4 CPUs ($ncpu)" [ "$ncpu" = 4 ]
 
 if [ $fault = 1 ]; then
 	D=/sys/kernel/debug
@@ -123,12 +138,69 @@ start_background() {
 		rmmod allocprof_test || echo "rmmod failed" >> /tmp/errs
 		n=$((n + 1)); done; echo $n > /tmp/loads ) &
 	bg2=$!
+	bg3=
+	[ $capture = 1 ] || return 0
+	D=/sys/kernel/debug/allocinfo
+	( n=0; while [ ! -e /tmp/stop ]; do
+		for l in $(awk '$3 ~ /allocprof_stress\.c:/ { print $3 }' $F); do
+			echo "$l [$M]" > $D/capture || echo "select failed" >> /tmp/errs
+			cat $D/stacks > /dev/null || echo "stacks failed" >> /tmp/errs
+			echo "-$l [$M]" > $D/capture || echo "deselect failed" >> /tmp/errs
+			n=$((n + 1))
+		done; done; echo $n > /tmp/captures ) &
+	bg3=$!
+	[ -x /data/allocinfo-static ] || return 0
+	( n=0; while [ ! -e /tmp/stop ]; do
+		# Fails when a module came or went during the walk: a race
+		# detector needs the walk, not its result.
+		ALLOCINFO_IOCTL=only /data/allocinfo-static top --module $M \
+			> /dev/null 2>&1
+		n=$((n + 1)); done; echo $n > /tmp/ioctls ) &
+	bg3="$bg3 $!"
+}
+
+# CPU hotplug (with /data/stress-cpuhp): 100 rounds, each taking one CPU
+# other than CPU 0 offline and online again; every tenth round two at once.
+# Counted in /tmp/hp, failures in /tmp/errs.
+CPU=/sys/devices/system/cpu
+start_cpuhp() {
+	rm -f /tmp/hp
+	( n=0; while [ $n -lt 100 ]; do
+		a=$((1 + n % 3)) b=$((1 + (n + 1) % 3))
+		echo 0 > $CPU/cpu$a/online || echo "offline cpu$a failed" >> /tmp/errs
+		[ $((n % 10)) = 9 ] && { echo 0 > $CPU/cpu$b/online ||
+			echo "offline cpu$b failed" >> /tmp/errs; }
+		sleep 0.05
+		for c in $a $b; do
+			[ "$(cat $CPU/cpu$c/online)" = 1 ] && continue
+			echo 1 > $CPU/cpu$c/online || echo "online cpu$c failed" >> /tmp/errs
+		done
+		n=$((n + 1)); done; echo $n > /tmp/hp ) &
+	hp_pid=$!
+}
+
+# Wait for the hotplug rounds, stop the threads and wait for them.
+stop_cpuhp() { # stop_cpuhp NAME
+	wait $hp_pid
+	echo 1 > /sys/module/$M/parameters/stop
+	wait $stress_pid
+	st=$?
+	echo "CPU hotplug rounds: $(cat /tmp/hp 2>/dev/null)"
+	check "$1: 100 CPU offline and online rounds while the threads ran" \
+		[ "$(cat /tmp/hp 2>/dev/null)" = 100 ]
+	check "$1: every CPU online again" [ "$(cat $CPU/online)" = 0-3 ]
+	ran=$(dmesg | sed -n "s/.*$M: allocated on \([0-9]*\) CPUs/\1/p" | tail -1)
+	check "$1: the threads allocated on all 4 CPUs (${ran:-?})" [ "${ran:-0}" = 4 ]
 }
 
 stop_background() {
 	: > /tmp/stop
-	wait $bg1 $bg2
+	wait $bg1 $bg2 $bg3
 	echo "allocinfo reads: $(cat /tmp/reads), allocprof_test loads: $(cat /tmp/loads)"
+	[ $capture = 1 ] && check "$1: capture selected and deselected ($(cat /tmp/captures) rounds)" \
+		[ "$(cat /tmp/captures)" -gt 0 ]
+	[ -e /tmp/ioctls ] && check "$1: stress sites read through the ioctl ($(cat /tmp/ioctls) walks)" \
+		[ "$(cat /tmp/ioctls)" -gt 0 ]
 	[ -s /tmp/errs ] && sort /tmp/errs | uniq -c
 	check "$1: readers and module churn ran without error" \
 		[ ! -s /tmp/errs -a "$(cat /tmp/reads)" -gt 0 -a "$(cat /tmp/loads)" -gt 0 ]
@@ -156,17 +228,23 @@ echo 1 > $SYS
 margs=$modargs
 modargs="seconds=600"
 [ $fault = 1 ] && modargs="$modargs fail=1"
+[ $cpuhp = 1 ] && modargs="$modargs hop=1"
 start_stress
 modargs=$margs
 start_background
+[ $cpuhp = 1 ] && start_cpuhp
 flips=0
 while [ $flips -lt 200 ] && kill -0 $stress_pid 2>/dev/null; do
 	echo 0 > $SYS; echo 1 > $SYS
 	flips=$((flips + 1))
 done
-echo 1 > /sys/module/$M/parameters/stop
-wait $stress_pid
-st=$?
+if [ $cpuhp = 1 ]; then
+	stop_cpuhp "flip run"
+else
+	echo 1 > /sys/module/$M/parameters/stop
+	wait $stress_pid
+	st=$?
+fi
 echo 1 > $SYS
 stop_background "flip run"
 echo "sysctl flipped 0->1 $flips times"
@@ -185,8 +263,13 @@ check "flip run: no counter negative or wrapped after unload" no_wrap
 snapshot
 start_stress
 start_background
-wait $stress_pid
-st=$?
+if [ $cpuhp = 1 ]; then
+	start_cpuhp
+	stop_cpuhp "on run"
+else
+	wait $stress_pid
+	st=$?
+fi
 stop_background "on run"
 report
 check "on run: stress module loaded ($st)" [ "$st" = 0 ]

@@ -17,6 +17,11 @@
  * With fail=1 the threads are marked for fault injection (failslab,
  * fail_page_alloc with task-filter): only their allocations fail, and only
  * successful ones are counted as held.
+ *
+ * With hop=1 (the CPU hotplug check) the threads are not per-CPU threads:
+ * each moves to the next online CPU every few rounds, so that every CPU
+ * allocates and frees while CPUs go offline and come back, and an object
+ * is often freed on another CPU than the one it was charged on.
  */
 #include <linux/alloc_tag.h>
 #include <linux/completion.h>
@@ -40,6 +45,8 @@ static bool fail;
 module_param(fail, bool, 0444);
 static bool stop;
 module_param(stop, bool, 0644);
+static bool hop;
+module_param(hop, bool, 0444);
 
 enum api {
 	A_KMALLOC, A_KZALLOC, A_KMALLOC_LARGE, A_CACHE, A_CACHE_BULK,
@@ -64,6 +71,8 @@ struct slot {
 
 struct worker {
 	struct task_struct *task;
+	unsigned int cpu, rounds;
+	DECLARE_BITMAP(ran_on, NR_CPUS);	/* CPUs it allocated on */
 	struct completion done;
 	struct rnd_state rnd;
 	unsigned long attempts[NR_API], failures[NR_API];
@@ -305,6 +314,21 @@ static int measure_units(void)
 }
 #endif
 
+/*
+ * Move to the next online CPU.  It may go offline before or after the move:
+ * then the move fails, or the scheduler moves the thread on, and the next
+ * hop binds it again.
+ */
+static void hop_cpu(struct worker *w)
+{
+	unsigned int cpu = cpumask_next(w->cpu, cpu_online_mask);
+
+	if (cpu >= nr_cpu_ids)
+		cpu = cpumask_first(cpu_online_mask);
+	if (cpu < nr_cpu_ids && !set_cpus_allowed_ptr(current, cpumask_of(cpu)))
+		w->cpu = cpu;
+}
+
 static int stress_thread(void *arg)
 {
 	struct worker *w = arg;
@@ -314,12 +338,18 @@ static int stress_thread(void *arg)
 	if (fail)
 		current->make_it_fail = 1;
 #endif
+	if (hop)
+		set_cpus_allowed_ptr(current, cpumask_of(w->cpu));
 	while (time_before(jiffies, deadline) && !READ_ONCE(stop)) {
 		struct slot *s;
+
+		if (hop && !(++w->rounds % 16))
+			hop_cpu(w);
 
 		api = prandom_u32_state(&w->rnd) % NR_API;
 		s = &w->ring[api][prandom_u32_state(&w->rnd) % RING];
 		do_free(s, api);
+		__set_bit(raw_smp_processor_id(), w->ran_on);
 		do_alloc(s, api);
 		w->attempts[api]++;
 		if (s->n < unit_objects(api))
@@ -405,6 +435,7 @@ module_param_cb(release, &release_ops, NULL, 0200);
 
 static int __init allocprof_stress_init(void)
 {
+	static DECLARE_BITMAP(ran_on, NR_CPUS);
 	unsigned int cpu, n = 0;
 	int ret;
 
@@ -424,8 +455,14 @@ static int __init allocprof_stress_init(void)
 			break;
 		init_completion(&w->done);
 		prandom_seed_state(&w->rnd, 0x5eed + cpu);
-		w->task = kthread_create_on_cpu(stress_thread, w, cpu,
-						"allocprof_stress/%u");
+		w->cpu = cpu;
+		/* A per-CPU thread cannot leave its CPU when it goes offline. */
+		if (hop)
+			w->task = kthread_create(stress_thread, w,
+						 "allocprof_stress/%u", cpu);
+		else
+			w->task = kthread_create_on_cpu(stress_thread, w, cpu,
+							"allocprof_stress/%u");
 		if (IS_ERR(w->task)) {
 			kfree(w);
 			break;
@@ -440,6 +477,11 @@ static int __init allocprof_stress_init(void)
 		if (workers[cpu])
 			wait_for_completion(&workers[cpu]->done);
 	pr_info("allocprof_stress: %u threads ran %u s\n", n, seconds);
+	for (cpu = 0; cpu < NR_CPUS; cpu++)
+		if (workers[cpu])
+			bitmap_or(ran_on, ran_on, workers[cpu]->ran_on, NR_CPUS);
+	pr_info("allocprof_stress: allocated on %u CPUs\n",
+		bitmap_weight(ran_on, NR_CPUS));
 	report();
 	mutex_lock(&release_lock);
 	threads_done = true;
