@@ -9,7 +9,7 @@ PKGS := linux-source-6.1 build-essential flex bison bc kmod cpio libelf-dev \
 	busybox-static ccache quilt git clang libclang-rt-14-dev python3-sphinx \
 	prometheus prometheus-node-exporter \
 	gcc-aarch64-linux-gnu gcc-arm-linux-gnueabihf qemu-system-arm \
-	linux-config-6.1
+	linux-config-6.1 stress-ng trinity
 # arm64 and i386 guests: busybox-static:arm64 and :i386 unpacked here,
 # never installed (either would replace the amd64 /bin/busybox that the
 # x86_64 guests use).

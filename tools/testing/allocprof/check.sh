@@ -40,8 +40,9 @@ build() { # build NAME FRAGMENTS...
 	return 1
 }
 
-boot() { # [CPUS=n] [TIMEOUT=s] [ARCH=arm64] [MEM=qemu -m] [QEMU_EXTRA=args] boot KERNEL NAME SCRIPT APPEND [FILES...]
-	local kernel=$1 name=$2 script=$3 append=$4 rc
+boot() { # [CPUS=n] [TIMEOUT=s] [ARCH=arm64] [MEM=qemu -m] [QEMU_EXTRA=args] [ALLOW=regex] boot KERNEL NAME SCRIPT APPEND [FILES...]
+	local kernel=$1 name=$2 script=$3 append=$4 rc provoked=$PROVOKED
+	[ -n "${ALLOW:-}" ] && provoked="$PROVOKED|$ALLOW"
 	shift 4
 	local args=(-k "$kernel" -s "$here/guest/$script" -f "$here/guest/lib.sh"
 		-a "$append" -t "${TIMEOUT:-400}" -c "${CPUS:-1}" -l "$logs/boot-$name.log"
@@ -53,9 +54,9 @@ boot() { # [CPUS=n] [TIMEOUT=s] [ARCH=arm64] [MEM=qemu -m] [QEMU_EXTRA=args] boo
 	tally "$logs/boot-$name.log" "boot $name"
 	# Any splat on the console fails the run, with the splat printed;
 	# except the reports that debug.sh provokes on purpose.
-	if grep -aE "$SPLAT" "$logs/boot-$name.log" | grep -aqvE "$PROVOKED"; then
+	if grep -aE "$SPLAT" "$logs/boot-$name.log" | grep -aqvE "$provoked"; then
 		grep -aE -A12 "$SPLAT" "$logs/boot-$name.log" |
-			grep -avE "$PROVOKED" | head -40
+			grep -avE "$provoked" | head -40
 		ko "boot $name: console free of splats"
 	else
 		ok "boot $name: console free of splats"
@@ -96,6 +97,7 @@ build kernel guest prof-on numa && have_on=1 || have_on=0
 build off guest prof-off slab && have_off=1 || have_off=0
 build sanitize guest debug sanitize && have_san=1 || have_san=0
 build kmemleak guest prof-on numa kmemleak && have_kml=1 || have_kml=0
+build kcsan guest prof-on kcsan && have_kcsan=1 || have_kcsan=0
 # arm64, cross-compiled: profiling on, the KUnit suites built in.
 ARCH=arm64 build arm64 guest arm64 prof-on kunit && have_a64=1 || have_a64=0
 # i386, as Debian's 686-pae: PAE, high memory, memcg, no virtual memmap.
@@ -160,6 +162,8 @@ have_mod=0 have_mod_san=0
 [ $have_san = 1 ] && modules sanitize && have_mod_san=1
 have_mod_kml=0
 [ $have_kml = 1 ] && modules kmemleak && have_mod_kml=1
+have_mod_kcsan=0
+[ $have_kcsan = 1 ] && modules kcsan && have_mod_kcsan=1
 have_mod_a64=0
 [ $have_a64 = 1 ] && ARCH=arm64 modules arm64 && have_mod_a64=1
 have_mod_i386=0
@@ -169,8 +173,35 @@ mods() { # the .ko files booted by the module and stress checks
 	local d=$B/testmod-$1
 	echo "$d/allocprof_test.ko $d/allocprof_holder.ko $d/allocprof_many.ko $d/allocprof_stress.ko"
 }
+# Debian's stress-ng and trinity with the shared libraries they need, for
+# the busybox guests (guest/tools.sh runs them through the dynamic loader):
+# build/userland/{bin,lib}.
+userland() {
+	local d=$B/userland p l
+	rm -rf "$d" && mkdir -p "$d/bin" "$d/lib" || return 1
+	for p in stress-ng trinity; do
+		p=$(command -v $p) && cp "$p" "$d/bin/" || return 1
+		for l in $(ldd "$p" | awk '$2 == "=>" && $3 ~ /^\// { print $3 }
+				$1 ~ /^\// { print $1 }'); do
+			cp -L "$l" "$d/lib/" || return 1
+		done
+	done
+}
+have_userland=0
+if userland; then
+	have_userland=1
+	ok "stress-ng and trinity with their libraries for the guests ($(du -sm "$B/userland" | cut -f1) MB)"
+else
+	ko "stress-ng and trinity with their libraries for the guests (make deps installs them)"
+fi
 # Marker file: stress.sh injects faults when /data/stress-fault exists.
 echo 1 >"$B/stress-fault"
+# Marker file: stress.sh takes CPUs offline and online when
+# /data/stress-cpuhp exists.
+echo 1 >"$B/stress-cpuhp"
+# Marker file: stress.sh selects, deselects and reads the stress sites
+# all the time when /data/stress-races exists.
+echo 1 >"$B/stress-races"
 # Marker file: bootoff.sh makes the first switch-on fail when /data/enomem
 # exists.
 echo 1 >"$B/enomem"
@@ -198,6 +229,14 @@ if [ $have_on = 1 ]; then
 		boot "$K" modules modules.sh "" $(mods kernel)
 		# shellcheck disable=SC2046
 		CPUS=2 boot "$K" stress stress.sh "" $(mods kernel)
+		# shellcheck disable=SC2046
+		CPUS=4 TIMEOUT=1200 boot "$K" cpuhp stress.sh "" $(mods kernel) \
+			"$B/stress-cpuhp"
+		if [ $have_userland = 1 ]; then
+			CPUS=2 MEM=1024 TIMEOUT=1200 boot "$K" tools tools.sh "" \
+				"$mod/allocprof_test.ko" "$mod/allocprof_holder.ko" \
+				"$B/userland"
+		fi
 		# shellcheck disable=SC2046
 		boot "$K" capture capture.sh "" \
 			"$mod/allocprof_holder.ko" "$mod/allocprof_capture.ko" \
@@ -241,7 +280,8 @@ if [ $have_on = 1 ]; then
 	fi
 	# shellcheck disable=SC2046
 	CPUS=2 boot "$K" bootoff bootoff.sh "sysctl.vm.mem_profiling=0" \
-		$([ $have_mod = 1 ] && echo "$mod/allocprof_pcpu.ko")
+		$([ $have_mod = 1 ] && echo "$mod/allocprof_pcpu.ko" \
+			"$mod/allocprof_capture.ko" "$mod/allocprof_holder.ko")
 	boot "$K" badparam badparam.sh "sysctl.vm.mem_profiling=bogus"
 	if [ $have_mod = 1 ]; then
 		# Page tags in the array (numa.config) across hotplug.
@@ -322,6 +362,50 @@ if [ $have_mod_kml = 1 ]; then
 		"$B/enomem"
 else
 	ko "kmemleak boot (no kernel or modules)"
+fi
+
+section "KCSAN (the series' lockless accesses are marked)"
+# A function of the series (or of a test module) in either stack of a
+# report; inlined hooks show as their callers in 6.1's mm code, so every
+# report is printed, and the ones that are 6.1's own are listed in
+# BENCHMARKS.md.
+SERIES_FN='alloc_tag|codetag|pgtag|pgalloc_tag|capture|allocinfo|mem_profiling|'\
+'ct_(add|del)_range|ct_chunk|ct_section|cmod|range_tag|rec_(bucket|link|release|unlink)|'\
+'stack_(account|bucket|get|release|unlink)|stacks_|show_top|slab_tags|obj_ext|'\
+'__free_pages_tail|allocprof_'
+kcsan_reports() { # kcsan_reports NAME
+	local log=$logs/boot-$1.log all series
+	tr -d '\r' <"$log" | awk -v re="$SERIES_FN" '
+		/BUG: KCSAN:/ { r = 1; b = ""; t = $0; sub(/.*BUG: KCSAN: /, "", t) }
+		r { b = b "\n" $0 }
+		r && /Reported by Kernel Concurrency Sanitizer/ {
+			r = 0; n++
+			if (b ~ re) { s++; print "series:" b } else print "6.1: " t
+		}
+		END { printf "total %d series %d\n", n, s }' >"$logs/kcsan-$1.txt"
+	cat "$logs/kcsan-$1.txt"
+	all=$(sed -n 's/^total \([0-9]*\) .*/\1/p' "$logs/kcsan-$1.txt")
+	series=$(sed -n 's/.* series \([0-9]*\)$/\1/p' "$logs/kcsan-$1.txt")
+	if [ "${series:-x}" = 0 ]; then
+		ok "boot $1: no KCSAN report from the series ($all from 6.1's own code)"
+	else
+		ko "boot $1: ${series:-?} KCSAN reports from the series"
+	fi
+}
+if [ $have_mod_kcsan = 1 ]; then
+	# shellcheck disable=SC2046
+	CPUS=2 TIMEOUT=1200 ALLOW='BUG: KCSAN: ' boot "$B/kcsan/arch/x86/boot/bzImage" \
+		kcsan stress.sh "loglevel=7" $(mods kcsan) "$B/stress-races" \
+		$(ls "$B/allocinfo/allocinfo-static" 2>/dev/null)
+	# The selftest proves the detector runs.
+	if grep -aq 'kcsan: selftest: \([0-9]*\)/\1 tests passed' "$logs/boot-kcsan.log"; then
+		ok "boot kcsan: KCSAN's boot selftest passed (the detector runs)"
+	else
+		ko "boot kcsan: KCSAN's boot selftest passed (the detector runs)"
+	fi
+	kcsan_reports kcsan
+else
+	ko "KCSAN boot (no kernel or modules)"
 fi
 
 section "arm64 (qemu-system-aarch64 -M virt -cpu max, TCG)"
