@@ -28,6 +28,7 @@ help:
 	@echo "make refresh  turn edits made in build/linux back into repository files"
 	@echo "make kernel   build the x86_64 guest kernel (profiling on) in build/kernel"
 	@echo "make kernel-arm64  the arm64 one (make check's, KUnit built in) in build/arm64"
+	@echo "make fuzz     by hand: stress-ng and trinity for hours (guest/tools.sh)"
 
 deps:
 	@missing=$$(for p in $(PKGS); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
@@ -102,6 +103,27 @@ capture-irqsoff: tree
 		-f build/testmod-irqsoff/allocprof_stress.ko -c 1 -m 2048 -t 1800 \
 		-l build/capture-irqsoff.log >/dev/null; \
 		grep -a '^RESULT\|^TRACE\|^PASS\|^FAIL' build/capture-irqsoff.log
+
+# The long run of guest/tools.sh (by hand, not part of check): stress-ng
+# 10 s a stressor, trinity 200,000 calls as nobody and 50,000 or an hour
+# as root, on build/kernel; FUZZ_SEED picks trinity's seed.  Log:
+# build/fuzz.log; the PASS/FAIL lines and the seed are what to record.
+FUZZ_SEED ?= 20261204
+.PHONY: fuzz
+fuzz: kernel
+	@rm -rf build/testmod-fuzz && mkdir -p build/testmod-fuzz && \
+		cp $(T)/modules/* build/testmod-fuzz/ && \
+		python3 $(T)/modules/gen-many.py 2000 \
+			>build/testmod-fuzz/allocprof_many.c && \
+		$(MAKE) -s -C build/kernel M=$(CURDIR)/build/testmod-fuzz modules
+	@$(T)/userland.sh build/userland
+	@$(T)/qemu-run.sh -k build/kernel/arch/x86/boot/bzImage \
+		-s $(T)/guest/tools.sh -f $(T)/guest/lib.sh \
+		-a "STRESS_SECONDS=10 TRINITY_SEED=$(FUZZ_SEED) TRINITY_CALLS=200000 TRINITY_ROOT_CALLS=50000 TRINITY_ROOT_SECONDS=3600" \
+		-f build/testmod-fuzz/allocprof_test.ko \
+		-f build/testmod-fuzz/allocprof_holder.ko -f build/userland \
+		-c 2 -m 1024 -t 10800 -l build/fuzz.log >/dev/null; \
+		grep -a '^PASS\|^FAIL\|^SKIP\|^trinity:\|^stress-ng:' build/fuzz.log
 
 # Instruction-count, timing and memory benchmark (by hand, not part of
 # check); builds under build/bench*/.  Default: the icount venue, with

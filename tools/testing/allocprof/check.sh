@@ -173,22 +173,9 @@ mods() { # the .ko files booted by the module and stress checks
 	local d=$B/testmod-$1
 	echo "$d/allocprof_test.ko $d/allocprof_holder.ko $d/allocprof_many.ko $d/allocprof_stress.ko"
 }
-# Debian's stress-ng and trinity with the shared libraries they need, for
-# the busybox guests (guest/tools.sh runs them through the dynamic loader):
-# build/userland/{bin,lib}.
-userland() {
-	local d=$B/userland p l
-	rm -rf "$d" && mkdir -p "$d/bin" "$d/lib" || return 1
-	for p in stress-ng trinity; do
-		p=$(command -v $p) && cp "$p" "$d/bin/" || return 1
-		for l in $(ldd "$p" | awk '$2 == "=>" && $3 ~ /^\// { print $3 }
-				$1 ~ /^\// { print $1 }'); do
-			cp -L "$l" "$d/lib/" || return 1
-		done
-	done
-}
+# Debian's stress-ng and trinity for guest/tools.sh: build/userland.
 have_userland=0
-if userland; then
+if "$here/userland.sh" "$B/userland" >"$logs/userland.log" 2>&1; then
 	have_userland=1
 	ok "stress-ng and trinity with their libraries for the guests ($(du -sm "$B/userland" | cut -f1) MB)"
 else
