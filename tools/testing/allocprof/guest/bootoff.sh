@@ -67,7 +67,7 @@ fi
 C=/sys/kernel/debug/allocinfo/capture
 CM=allocprof_capture
 csite=
-if [ -f /data/$CM.ko ] && [ -e $C ]; then
+if [ -f /data/$CM.ko ]; then
 	insmod /data/allocprof_holder.ko && insmod /data/$CM.ko
 	csite=$(awk -v f="func:${CM}_helper" '$NF == f { print $3, $4; exit }' $F)
 	check "boot 0: a module site selected for capture before the switch-on" \

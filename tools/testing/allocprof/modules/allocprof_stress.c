@@ -436,7 +436,7 @@ module_param_cb(release, &release_ops, NULL, 0200);
 static int __init allocprof_stress_init(void)
 {
 	static DECLARE_BITMAP(ran_on, NR_CPUS);
-	unsigned int cpu, n = 0;
+	unsigned int cpu, n = 0, least = NR_CPUS;
 	int ret;
 
 	cache = kmem_cache_create("allocprof_stress", 200, 0, 0, NULL);
@@ -477,11 +477,16 @@ static int __init allocprof_stress_init(void)
 		if (workers[cpu])
 			wait_for_completion(&workers[cpu]->done);
 	pr_info("allocprof_stress: %u threads ran %u s\n", n, seconds);
-	for (cpu = 0; cpu < NR_CPUS; cpu++)
-		if (workers[cpu])
-			bitmap_or(ran_on, ran_on, workers[cpu]->ran_on, NR_CPUS);
-	pr_info("allocprof_stress: allocated on %u CPUs\n",
-		bitmap_weight(ran_on, NR_CPUS));
+	if (READ_ONCE(stop))
+		pr_info("allocprof_stress: threads stopped\n");
+	for (cpu = 0; cpu < NR_CPUS; cpu++) {
+		if (!workers[cpu])
+			continue;
+		bitmap_or(ran_on, ran_on, workers[cpu]->ran_on, NR_CPUS);
+		least = min(least, bitmap_weight(workers[cpu]->ran_on, NR_CPUS));
+	}
+	pr_info("allocprof_stress: allocated on %u CPUs, each thread on at least %u\n",
+		bitmap_weight(ran_on, NR_CPUS), least);
 	report();
 	mutex_lock(&release_lock);
 	threads_done = true;
