@@ -327,16 +327,11 @@ static atomic_long_t alloc_tag_metadata_failures;
  */
 void alloc_tag_metadata_failed(struct alloc_tag *tag)
 {
-	unsigned int old;
-
-	if (alloc_tag_is_real(tag)) {
-		/* Module tags keep their index in the other bits. */
-		old = READ_ONCE(tag->ct.flags);
-		while (!(old & ALLOC_TAG_INACCURATE) &&
-		       !try_cmpxchg(&tag->ct.flags, &old,
-				    old | ALLOC_TAG_INACCURATE))
-			;
-	}
+	/* Module tags keep their index in the other bits. */
+	if (alloc_tag_is_real(tag) &&
+	    !(READ_ONCE(tag->ct.flags) & ALLOC_TAG_INACCURATE))
+		alloc_tag_flags_replace(tag, ALLOC_TAG_INACCURATE,
+					ALLOC_TAG_INACCURATE);
 	if (atomic_long_inc_return(&alloc_tag_metadata_failures) == 1)
 		pr_warn("no memory for tag metadata: allocations at %s:%u and any site marked accurate:no are undercounted\n",
 			alloc_tag_is_real(tag) ? tag->ct.filename : "?",
@@ -448,17 +443,10 @@ static __always_inline u32 alloc_tag_to_index(struct alloc_tag *tag)
 	return READ_ONCE(tag->ct.flags) & ALLOC_TAG_INDEX_MASK;
 }
 
-/*
- * Give @tag page-tag number @idx (0: none).  Capture and accurate:no may
- * set their bits of the same word meanwhile, and must keep them.
- */
+/* Give @tag page-tag number @idx (0: none). */
 static void alloc_tag_set_index(struct alloc_tag *tag, u32 idx)
 {
-	unsigned int old = READ_ONCE(tag->ct.flags);
-
-	while (!try_cmpxchg(&tag->ct.flags, &old,
-			    (old & ~ALLOC_TAG_INDEX_MASK) | idx))
-		;
+	alloc_tag_flags_replace(tag, ALLOC_TAG_INDEX_MASK, idx);
 }
 
 /* The tag of number @idx (not 0), or NULL if no tag has it. */

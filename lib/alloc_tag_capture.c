@@ -870,15 +870,11 @@ static int capture_find_tags(struct capture_spec *spec,
 	return n;
 }
 
-/* Set or clear the capture bits of a tag; others may set INACCURATE. */
+/* Set or clear the capture bits of a tag. */
 static void capture_tag_flags(struct alloc_tag *tag, unsigned int bits)
 {
-	unsigned int old = READ_ONCE(tag->ct.flags);
-
-	while (!try_cmpxchg(&tag->ct.flags, &old,
-			    (old & ~(ALLOC_TAG_CAPTURE | ALLOC_TAG_CAPTURE_SITE)) |
-			    bits))
-		;
+	alloc_tag_flags_replace(tag, ALLOC_TAG_CAPTURE | ALLOC_TAG_CAPTURE_SITE,
+				bits);
 }
 
 static void capture_site_free(struct capture_site *site)

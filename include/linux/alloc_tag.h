@@ -182,6 +182,27 @@ void alloc_tag_report_untagged(unsigned long caller);
 		.ct = CODE_TAG_INIT,					\
 	}
 
+/**
+ * alloc_tag_flags_replace() - replace some bits of a tag's flags word
+ * @tag: the tag
+ * @mask: the bits to replace
+ * @bits: their new value, within @mask
+ *
+ * The word holds the page-tag number and flags such as accurate:no, each
+ * changed by its own code without a common lock: the other bits must
+ * survive, hence the cmpxchg.
+ *
+ * Context: any context.
+ */
+static inline void alloc_tag_flags_replace(struct alloc_tag *tag,
+					   unsigned int mask, unsigned int bits)
+{
+	unsigned int old = READ_ONCE(tag->ct.flags);
+
+	while (!try_cmpxchg(&tag->ct.flags, &old, (old & ~mask) | bits))
+		;
+}
+
 /*
  * Add to a tag's counters.  Allocations and frees happen in every context,
  * including interrupts, so each update must be safe against one:
