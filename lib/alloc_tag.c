@@ -46,7 +46,7 @@ EXPORT_SYMBOL(mem_alloc_profiling_key);
 DEFINE_STATIC_KEY_FALSE(mem_alloc_profiling_ever_key);
 EXPORT_SYMBOL(mem_alloc_profiling_ever_key);
 
-struct codetag_type *alloc_tag_cttype __ro_after_init;
+static struct codetag_type *alloc_tag_cttype __ro_after_init;
 
 /* ---------------------------------------------------------------------- */
 /* State: vm.mem_profiling and the boot parameter                          */
@@ -273,44 +273,65 @@ struct alloc_tag_counters alloc_tag_read(struct alloc_tag *tag)
 }
 EXPORT_SYMBOL_GPL(alloc_tag_read);
 
-#if IS_ENABLED(CONFIG_MEM_ALLOC_PROFILING_KUNIT_TEST)
 /**
- * alloc_tag_find() - look a tag up by its place in the source
- * @file: the tag's file name, as printed in /proc/allocinfo
- * @line: the line
- * @modname: the module, or NULL for vmlinux
+ * alloc_tag_lock_sites() - keep the set of listed tags as it is
  *
- * For the KUnit suite, which checks the tags of its own call sites; walks
- * all tags.
+ * Module loads and unloads wait until alloc_tag_unlock_sites(); tags found
+ * with alloc_tag_for_each() stay valid until then.
  *
  * Context: process context, may sleep.
- * Return: the first matching tag, or NULL.
+ * Return: 0, or -ENODEV if the tag type could not be registered at boot
+ * (then there is nothing to unlock).
  */
-struct alloc_tag *alloc_tag_find(const char *file, unsigned int line,
-				 const char *modname)
+int alloc_tag_lock_sites(void)
 {
-	struct codetag_iterator iter;
-	struct alloc_tag *found = NULL;
-	struct codetag *ct;
-
 	if (!alloc_tag_cttype)
-		return NULL;
+		return -ENODEV;
 	codetag_lock_module_list(alloc_tag_cttype);
-	iter = codetag_get_ct_iter(alloc_tag_cttype);
-	while ((ct = codetag_next_ct(&iter))) {
-		if (ct->lineno != line || strcmp(ct->filename, file))
-			continue;
-		if (iter.range->unloaded ||
-		    strcmp(iter.range->modname, modname ? modname : ""))
-			continue;
-		found = container_of(ct, struct alloc_tag, ct);
-		break;
-	}
-	codetag_unlock_module_list(alloc_tag_cttype);
-	return found;
+	return 0;
 }
-EXPORT_SYMBOL_IF_KUNIT(alloc_tag_find);
-#endif
+EXPORT_SYMBOL_GPL(alloc_tag_lock_sites);
+
+/**
+ * alloc_tag_unlock_sites() - undo a successful alloc_tag_lock_sites()
+ */
+void alloc_tag_unlock_sites(void)
+{
+	codetag_unlock_module_list(alloc_tag_cttype);
+}
+EXPORT_SYMBOL_GPL(alloc_tag_unlock_sites);
+
+/**
+ * alloc_tag_for_each() - call a function for every tag in use
+ * @fn: called with each tag of vmlinux and of the loaded modules, in the
+ *	order of /proc/allocinfo, with the name of its module ("" for
+ *	vmlinux) and @arg; a nonzero return ends the walk
+ * @arg: passed to @fn
+ *
+ * The tags an unloaded module left listed because they still hold memory
+ * are not passed: no new allocation can be charged to them.
+ *
+ * Context: under alloc_tag_lock_sites().
+ * Return: the first nonzero return of @fn, or 0.
+ */
+int alloc_tag_for_each(int (*fn)(struct alloc_tag *tag, const char *modname,
+				 void *arg), void *arg)
+{
+	struct codetag_iterator iter = codetag_get_ct_iter(alloc_tag_cttype);
+	struct codetag *ct;
+	int ret;
+
+	while ((ct = codetag_next_ct(&iter))) {
+		if (codetag_range_unloaded(iter.range))
+			continue;
+		ret = fn(container_of(ct, struct alloc_tag, ct),
+			 iter.range->modname, arg);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+EXPORT_SYMBOL_GPL(alloc_tag_for_each);
 
 static atomic_long_t alloc_tag_metadata_failures;
 
@@ -861,29 +882,6 @@ static void __init pgtag_setup(void)
 				      ALLOC_TAG_INDEX_MASK + 1ULL) - ntags - 1;
 }
 
-/*
- * Whether chunk @c covers a hardware-poisoned page: one still in use when
- * its memory went offline reaches the free hook later (see pgtag_slot()).
- */
-static bool pgtag_chunk_poisoned(unsigned long c)
-{
-	unsigned long pfn = c << PGTAG_CHUNK_SHIFT;
-	unsigned long end = pfn + PGTAG_CHUNK_PAGES;
-	struct page *page;
-
-	if (!IS_ENABLED(CONFIG_MEMORY_FAILURE))
-		return false;
-	for (; pfn < end; pfn++) {
-		if (!pfn_valid(pfn))
-			continue;
-		/* Memory offlined earlier has its memmap poisoned (DEBUG_VM). */
-		page = pfn_to_page(pfn);
-		if (!PagePoisoned(page) && PageHWPoison(page))
-			return true;
-	}
-	return false;
-}
-
 /* The first online page that chunk @c covers, or NULL if none is. */
 static struct page *pgtag_chunk_online(unsigned long c)
 {
@@ -997,6 +995,29 @@ static void pgtag_array_off(void)
 }
 
 #ifdef CONFIG_MEMORY_HOTPLUG
+/*
+ * Whether chunk @c covers a hardware-poisoned page: one still in use when
+ * its memory went offline reaches the free hook later (see pgtag_slot()).
+ */
+static bool pgtag_chunk_poisoned(unsigned long c)
+{
+	unsigned long pfn = c << PGTAG_CHUNK_SHIFT;
+	unsigned long end = pfn + PGTAG_CHUNK_PAGES;
+	struct page *page;
+
+	if (!IS_ENABLED(CONFIG_MEMORY_FAILURE))
+		return false;
+	for (; pfn < end; pfn++) {
+		if (!pfn_valid(pfn))
+			continue;
+		/* Memory offlined earlier has its memmap poisoned (DEBUG_VM). */
+		page = pfn_to_page(pfn);
+		if (!PagePoisoned(page) && PageHWPoison(page))
+			return true;
+	}
+	return false;
+}
+
 /*
  * Chunks for memory going online; a larger directory if need be.  Every
  * page that the allocator may hand out must have its slot (see
@@ -1400,6 +1421,23 @@ void alloc_tag_show_mem(void)
 /* ---------------------------------------------------------------------- */
 /* Modules                                                                 */
 
+/* Told of tags about to be released: call-stack capture, when built. */
+static void (*alloc_tag_release_fn)(struct alloc_tag *tags, size_t n) __ro_after_init;
+
+/**
+ * alloc_tag_on_release() - be told when a module's tags are released
+ * @fn: called with a module's tags once nothing is charged to them any
+ *	more, before they are released, with the lock of
+ *	alloc_tag_lock_sites() held for writing
+ *
+ * Context: boot, before any module can unload; one user.
+ */
+void __init alloc_tag_on_release(void (*fn)(struct alloc_tag *tags, size_t n))
+{
+	WARN_ON_ONCE(alloc_tag_release_fn);
+	alloc_tag_release_fn = fn;
+}
+
 static size_t range_tags(struct codetag_range *range, struct alloc_tag **first)
 {
 	*first = container_of(range->start, struct alloc_tag, ct);
@@ -1682,11 +1720,11 @@ static bool alloc_tag_module_unload(struct codetag_type *cttype,
 	struct alloc_tag *tags;
 	size_t n = range_tags(range, &tags);
 
-	/* The module goes (its first call) or, later, its tags. */
-	if (!range->unloaded)
+	/* The module goes (first call: @range->mod still set) or its tags. */
+	if (range->mod)
 		WRITE_ONCE(alloc_tag_content, alloc_tag_content + 1);
 	if (alloc_tag_range_live(range)) {
-		if (range->unloaded)
+		if (!range->mod)
 			return true;
 		u = kzalloc(sizeof(*u), GFP_KERNEL);
 		if (!u) {
@@ -1700,7 +1738,7 @@ static bool alloc_tag_module_unload(struct codetag_type *cttype,
 				 ALLOC_TAG_UNLOAD_GRACE);
 		return true;
 	}
-	if (range->unloaded) {
+	if (!range->mod) {
 		WRITE_ONCE(alloc_tag_content, alloc_tag_content + 1);
 		u = alloc_tag_unloaded_find(range);
 		if (!u || u->reported)
@@ -1711,7 +1749,8 @@ static bool alloc_tag_module_unload(struct codetag_type *cttype,
 			kfree(u);
 		}
 	}
-	alloc_tag_capture_drop_tags(tags, n);
+	if (alloc_tag_release_fn)
+		alloc_tag_release_fn(tags, n);
 	pgtag_unregister_module(tags, n);
 	alloc_tag_counters_release(tags, n);
 	alloc_tag_released_check();

@@ -71,7 +71,6 @@
 #include <linux/string.h>
 #include <linux/uaccess.h>
 #include <linux/vmalloc.h>
-#include <kunit/visibility.h>
 
 DEFINE_STATIC_KEY_FALSE(alloc_tag_capture_key);
 
@@ -798,76 +797,95 @@ static int capture_find_site(struct capture_spec *spec)
 	return found;
 }
 
-static bool capture_tag_matches(struct codetag *ct, struct codetag_range *range,
+static bool capture_tag_matches(struct alloc_tag *tag, const char *modname,
 				struct capture_spec *spec)
 {
-	return ct->lineno == spec->line && !strcmp(ct->filename, spec->file) &&
-	       !range->unloaded &&
-	       !strcmp(range->modname, spec->mod ?: "") &&
-	       (!spec->func || !strcmp(ct->function, spec->func));
+	return tag->ct.lineno == spec->line &&
+	       !strcmp(tag->ct.filename, spec->file) &&
+	       !strcmp(modname, spec->mod ?: "") &&
+	       (!spec->func || !strcmp(tag->ct.function, spec->func));
+}
+
+/* A walk of the tags for capture_resolve_module() or capture_find_tags(). */
+struct capture_walk {
+	struct capture_spec *spec;
+	char *mod;		/* resolving: the module found first */
+	bool several;		/* resolving: another module has it too */
+	struct alloc_tag **tags;	/* finding: filled if not NULL */
+	unsigned int n;		/* finding: tags that match */
+};
+
+static int capture_resolve_one(struct alloc_tag *tag, const char *modname,
+			       void *arg)
+{
+	struct capture_walk *w = arg;
+	struct capture_spec any = *w->spec;
+
+	any.mod = (char *)modname;
+	if (!capture_tag_matches(tag, modname, &any))
+		return 0;
+	if (!modname[0])
+		return 1;	/* vmlinux has it: spec->mod stays NULL */
+	if (!w->mod[0])
+		strscpy(w->mod, modname, MODULE_NAME_LEN);
+	else if (strcmp(w->mod, modname))
+		w->several = true;
+	return 0;
 }
 
 /*
  * "FILE:LINE" without a module names a site of vmlinux, or else the site
  * of the one module that has tags at that line; point spec->mod at that
- * module's name, copied to @mod.  Under the module list lock.
+ * module's name, copied to @mod.  Under alloc_tag_lock_sites().
  */
 static int capture_resolve_module(struct capture_spec *spec, char *mod)
 {
-	struct capture_spec any = *spec;
-	struct codetag_iterator iter;
-	bool several = false;
-	struct codetag *ct;
+	struct capture_walk w = { .spec = spec, .mod = mod };
 
 	mod[0] = '\0';
-	iter = codetag_get_ct_iter(alloc_tag_cttype);
-	while ((ct = codetag_next_ct(&iter))) {
-		any.mod = (char *)iter.range->modname;
-		if (!capture_tag_matches(ct, iter.range, &any))
-			continue;
-		if (!any.mod[0])
-			return 0;
-		if (!mod[0])
-			strscpy(mod, any.mod, MODULE_NAME_LEN);
-		else if (strcmp(mod, any.mod))
-			several = true;
-	}
+	if (alloc_tag_for_each(capture_resolve_one, &w))
+		return 0;
 	if (!mod[0])
 		return -ENOENT;
-	if (several)
+	if (w.several)
 		return -ENOTUNIQ;
 	spec->mod = mod;
+	return 0;
+}
+
+static int capture_find_one(struct alloc_tag *tag, const char *modname,
+			    void *arg)
+{
+	struct capture_walk *w = arg;
+
+	if (capture_tag_matches(tag, modname, w->spec)) {
+		if (w->tags)
+			w->tags[w->n] = tag;
+		w->n++;
+	}
 	return 0;
 }
 
 /*
  * The tags of @spec, in a new array; an inline function of a header has
  * a tag per compilation unit that uses it, all of them one site.  Under
- * the module list lock.
+ * alloc_tag_lock_sites().
  */
 static int capture_find_tags(struct capture_spec *spec,
 			     struct alloc_tag ***tagsp)
 {
-	struct codetag_iterator iter;
-	struct alloc_tag **tags;
-	struct codetag *ct;
-	unsigned int n = 0;
+	struct capture_walk w = { .spec = spec };
 
-	iter = codetag_get_ct_iter(alloc_tag_cttype);
-	while ((ct = codetag_next_ct(&iter)))
-		n += capture_tag_matches(ct, iter.range, spec);
-	if (!n)
+	alloc_tag_for_each(capture_find_one, &w);
+	if (!w.n)
 		return -ENOENT;
-	tags = kcalloc(n, sizeof(*tags), GFP_KERNEL);
-	if (!tags)
+	w.tags = kcalloc(w.n, sizeof(*w.tags), GFP_KERNEL);
+	if (!w.tags)
 		return -ENOMEM;
-	n = 0;
-	iter = codetag_get_ct_iter(alloc_tag_cttype);
-	while ((ct = codetag_next_ct(&iter)))
-		if (capture_tag_matches(ct, iter.range, spec))
-			tags[n++] = container_of(ct, struct alloc_tag, ct);
-	*tagsp = tags;
-	return n;
+	w.n = 0;
+	alloc_tag_for_each(capture_find_one, &w);
+	*tagsp = w.tags;
+	return w.n;
 }
 
 /* Set or clear the capture bits of a tag. */
@@ -1036,19 +1054,21 @@ static const char *capture_errmsg(int err)
  * -ENOSPC if ALLOC_TAG_CAPTURE_MAX_SITES are selected, -EBUSY for a cap
  * while sites are selected, -ENOMEM.
  */
-int alloc_tag_capture_command(const char *cmd)
+static int alloc_tag_capture_command(const char *cmd)
 {
 	struct capture_spec spec;
 	char *buf, *s;
 	int ret, i;
 
-	if (!alloc_tag_cttype)
-		return -ENODEV;
 	buf = kstrdup(cmd, GFP_KERNEL);
 	if (!buf)
 		return -ENOMEM;
+	ret = alloc_tag_lock_sites();
+	if (ret) {
+		kfree(buf);
+		return ret;
+	}
 	s = strim(buf);
-	codetag_lock_module_list(alloc_tag_cttype);
 	mutex_lock(&capture_mutex);
 	if (!strcmp(s, "clear")) {
 		for (i = 0; i < ALLOC_TAG_CAPTURE_MAX_SITES; i++)
@@ -1074,24 +1094,17 @@ int alloc_tag_capture_command(const char *cmd)
 			ret = capture_select(&spec);
 	}
 	mutex_unlock(&capture_mutex);
-	codetag_unlock_module_list(alloc_tag_cttype);
+	alloc_tag_unlock_sites();
 	kfree(buf);
 	return ret;
 }
-EXPORT_SYMBOL_IF_KUNIT(alloc_tag_capture_command);
 
-/**
- * alloc_tag_capture_drop_tags() - tags are being released
- * @tags: the tags of a module, being freed
- * @n: how many
- *
- * Called when nothing is charged to a module's tags any more and they are
- * about to be released (alloc_tag_module_unload()); a site among them is
- * deselected, with its records.
- *
- * Context: process context, under the module list lock (for writing).
+/*
+ * A module's @n @tags are released: nothing is charged to them any more
+ * (alloc_tag_on_release()).  A site among them is deselected, with its
+ * records.  Under alloc_tag_lock_sites()'s lock, held for writing.
  */
-void alloc_tag_capture_drop_tags(struct alloc_tag *tags, size_t n)
+static void capture_drop_tags(struct alloc_tag *tags, size_t n)
 {
 	unsigned int i;
 
@@ -1530,88 +1543,6 @@ static const struct file_operations capture_fops = {
 	.release	= single_release,
 };
 
-/* ---------------------------------------------------------------------- */
-/* For the KUnit suite                                                     */
-
-#if IS_ENABLED(CONFIG_MEM_ALLOC_PROFILING_CAPTURE_KUNIT_TEST)
-/**
- * alloc_tag_capture_stacks() - the stacks of a selected site
- * @spec: the site, "FILE:LINE [MODULE]"
- * @out: filled with up to @max stacks, largest first, as the stacks file
- *	lists them (merged by the functions they pass through)
- * @max: size of @out
- *
- * Context: process context, may sleep.
- * Return: the number of stacks of the site (which may exceed @max),
- * -ENOENT if it is not selected, -EINVAL, -ENOMEM.
- */
-int alloc_tag_capture_stacks(const char *spec,
-			     struct alloc_tag_capture_stat *out, int max)
-{
-	struct capture_snap *snap = NULL;
-	struct capture_spec s;
-	unsigned int i;
-	int site, n = 0;
-	char *buf;
-
-	buf = kstrdup(spec, GFP_KERNEL);
-	if (!buf)
-		return -ENOMEM;
-	mutex_lock(&capture_mutex);
-	if (capture_parse_spec(buf, &s)) {
-		n = -EINVAL;
-		goto out;
-	}
-	site = capture_find_site(&s);
-	if (site < 0) {
-		n = -ENOENT;
-		goto out;
-	}
-	snap = capture_snapshot();
-	if (!snap) {
-		n = -ENOMEM;
-		goto out;
-	}
-	for (i = 0; i < snap->nr; i++) {
-		struct capture_snap_entry *e = &snap->e[i];
-
-		if (e->header || e->site != site)
-			continue;
-		if (n < max) {
-			out[n].handle = e->handle;
-			out[n].bytes = e->bytes;
-			out[n].calls = e->calls;
-		}
-		n++;
-	}
-out:
-	mutex_unlock(&capture_mutex);
-	capture_snap_free(snap);
-	kfree(buf);
-	return n;
-}
-EXPORT_SYMBOL_IF_KUNIT(alloc_tag_capture_stacks);
-
-/**
- * alloc_tag_capture_counts() - records in use and allocations dropped
- * @records: set to the records in use
- * @dropped: set to the allocations of the selected sites not recorded
- */
-void alloc_tag_capture_counts(unsigned long *records, unsigned long *dropped)
-{
-	unsigned long flags;
-	int i;
-
-	raw_spin_lock_irqsave(&capture_lock, flags);
-	*records = capture_pool ? capture_pool->recs_used : 0;
-	*dropped = 0;
-	for (i = 0; i < ALLOC_TAG_CAPTURE_MAX_SITES; i++)
-		*dropped += capture_sites[i].dropped;
-	raw_spin_unlock_irqrestore(&capture_lock, flags);
-}
-EXPORT_SYMBOL_IF_KUNIT(alloc_tag_capture_counts);
-#endif
-
 static int __init alloc_tag_capture_init(void)
 {
 	struct dentry *dir;
@@ -1619,6 +1550,11 @@ static int __init alloc_tag_capture_init(void)
 	dir = debugfs_create_dir("allocinfo", NULL);
 	debugfs_create_file("capture", 0600, dir, NULL, &capture_fops);
 	debugfs_create_file("stacks", 0400, dir, NULL, &stacks_fops);
+	alloc_tag_on_release(capture_drop_tags);
 	return 0;
 }
 late_initcall(alloc_tag_capture_init);
+
+#ifdef CONFIG_MEM_ALLOC_PROFILING_CAPTURE_KUNIT_TEST
+#include "alloc_tag_capture_kunit.c"
+#endif /* CONFIG_MEM_ALLOC_PROFILING_CAPTURE_KUNIT_TEST */

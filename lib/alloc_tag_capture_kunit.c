@@ -5,6 +5,10 @@
  * twice and three times; with the helper's line selected, each caller
  * must have a stack of its own with exactly its bytes and calls, and
  * frees must bring them back to zero.
+ *
+ * Built in only, and included at the end of lib/alloc_tag_capture.c: it
+ * reads the records and the stacks file's snapshot from the inside, so
+ * that the kernel carries no interface for it.
  */
 #include <kunit/test.h>
 #include <linux/alloc_tag.h>
@@ -21,6 +25,94 @@
 #include <linux/stackdepot.h>
 #include <linux/string.h>
 #include <linux/vmalloc.h>
+
+/* One stack of a site, as the stacks file lists it. */
+struct test_stat {
+	u32 handle;		/* stack depot handle of the trimmed stack */
+	s64 bytes;
+	s64 calls;
+};
+
+/*
+ * The stacks of the selected site @spec ("FILE:LINE [MODULE]"), merged by
+ * the functions they pass through as the stacks file merges them: up to
+ * @max in @out, largest first.  Returns how many the site has (which may
+ * exceed @max), -ENOENT if it is not selected, -EINVAL, -ENOMEM.
+ */
+static int test_stacks(const char *spec, struct test_stat *out, int max)
+{
+	struct capture_snap *snap = NULL;
+	struct capture_spec s;
+	unsigned int i;
+	int site, n = 0;
+	char *buf;
+
+	buf = kstrdup(spec, GFP_KERNEL);
+	if (!buf)
+		return -ENOMEM;
+	mutex_lock(&capture_mutex);
+	if (capture_parse_spec(buf, &s)) {
+		n = -EINVAL;
+		goto out;
+	}
+	site = capture_find_site(&s);
+	if (site < 0) {
+		n = -ENOENT;
+		goto out;
+	}
+	snap = capture_snapshot();
+	if (!snap) {
+		n = -ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < snap->nr; i++) {
+		struct capture_snap_entry *e = &snap->e[i];
+
+		if (e->header || e->site != site)
+			continue;
+		if (n < max) {
+			out[n].handle = e->handle;
+			out[n].bytes = e->bytes;
+			out[n].calls = e->calls;
+		}
+		n++;
+	}
+out:
+	mutex_unlock(&capture_mutex);
+	capture_snap_free(snap);
+	kfree(buf);
+	return n;
+}
+
+/* The records in use, and the allocations of selected sites not recorded. */
+static void test_counts(unsigned long *records, unsigned long *dropped)
+{
+	unsigned long flags;
+	int i;
+
+	raw_spin_lock_irqsave(&capture_lock, flags);
+	*records = capture_pool ? capture_pool->recs_used : 0;
+	*dropped = 0;
+	for (i = 0; i < ALLOC_TAG_CAPTURE_MAX_SITES; i++)
+		*dropped += capture_sites[i].dropped;
+	raw_spin_unlock_irqrestore(&capture_lock, flags);
+}
+
+/* The tag of vmlinux at @line of @file, or NULL. */
+static struct alloc_tag *test_find_tag(const char *file, unsigned int line)
+{
+	struct capture_spec spec = { .file = (char *)file, .line = line };
+	struct alloc_tag **tags, *tag = NULL;
+
+	if (alloc_tag_lock_sites())
+		return NULL;
+	if (capture_find_tags(&spec, &tags) > 0) {
+		tag = tags[0];
+		kfree(tags);
+	}
+	alloc_tag_unlock_sites();
+	return tag;
+}
 
 #define OBJ_SIZE	100
 #define MAX_OBJS	32
@@ -186,7 +278,7 @@ static bool frame_is(depot_stack_handle_t handle, unsigned int i,
 static struct alloc_tag_counters site_counters(struct kunit *test,
 					       unsigned int line)
 {
-	struct alloc_tag *tag = alloc_tag_find(__FILE__, line, NULL);
+	struct alloc_tag *tag = test_find_tag(__FILE__, line);
 
 	KUNIT_ASSERT_NOT_NULL(test, tag);
 	return alloc_tag_read(tag);
@@ -221,7 +313,7 @@ static void alloc_tag_test_capture_callers(struct kunit *test)
 		"capture_test_caller1",
 	};
 	size_t size = kmalloc_size_roundup(OBJ_SIZE);
-	struct alloc_tag_capture_stat st[4];
+	struct test_stat st[4];
 	unsigned long records, dropped;
 	char *site = site_of(test, helper_line);
 	int i, n;
@@ -231,7 +323,7 @@ static void alloc_tag_test_capture_callers(struct kunit *test)
 	capture_test_caller2();
 	capture_test_caller3();
 	KUNIT_ASSERT_EQ(test, nr_objs, 6);
-	n = alloc_tag_capture_stacks(site, st, ARRAY_SIZE(st));
+	n = test_stacks(site, st, ARRAY_SIZE(st));
 	KUNIT_ASSERT_EQ(test, n, 3);
 	for (i = 0; i < 3; i++) {
 		KUNIT_EXPECT_EQ(test, st[i].bytes, (s64)(3 - i) * size);
@@ -243,31 +335,31 @@ static void alloc_tag_test_capture_callers(struct kunit *test)
 				      "stack %d: second frame is not %s", i,
 				      callers[i]);
 	}
-	alloc_tag_capture_counts(&records, &dropped);
+	test_counts(&records, &dropped);
 	KUNIT_EXPECT_EQ(test, records, 6);
 	KUNIT_EXPECT_EQ(test, dropped, 0);
 
 	/* A stack goes with the last of its objects. */
 	capture_test_free_all();
-	n = alloc_tag_capture_stacks(site, st, ARRAY_SIZE(st));
+	n = test_stacks(site, st, ARRAY_SIZE(st));
 	KUNIT_EXPECT_EQ(test, n, 0);
-	alloc_tag_capture_counts(&records, &dropped);
+	test_counts(&records, &dropped);
 	KUNIT_EXPECT_EQ(test, records, 0);
 
 	/* Deselecting drops the records of objects still live. */
 	capture_test_caller2();
-	alloc_tag_capture_counts(&records, &dropped);
+	test_counts(&records, &dropped);
 	KUNIT_EXPECT_EQ(test, records, 2);
 	KUNIT_ASSERT_EQ(test, command(test, "-%s:%u", helper_line), 0);
-	alloc_tag_capture_counts(&records, &dropped);
+	test_counts(&records, &dropped);
 	KUNIT_EXPECT_EQ(test, records, 0);
-	KUNIT_EXPECT_EQ(test, alloc_tag_capture_stacks(site, st, 4), -ENOENT);
+	KUNIT_EXPECT_EQ(test, test_stacks(site, st, 4), -ENOENT);
 	capture_test_free_all();
 }
 
 static void alloc_tag_test_capture_bad_input(struct kunit *test)
 {
-	struct alloc_tag_capture_stat st[2];
+	struct test_stat st[2];
 	char *site = site_of(test, helper_line);
 	unsigned int i;
 
@@ -288,7 +380,7 @@ static void alloc_tag_test_capture_bad_input(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, alloc_tag_capture_command("cap 1"), -EINVAL);
 	KUNIT_EXPECT_EQ(test, alloc_tag_capture_command("cap many"), -EINVAL);
 	/* Nothing was selected by any of these. */
-	KUNIT_EXPECT_EQ(test, alloc_tag_capture_stacks(site, st, 2), -ENOENT);
+	KUNIT_EXPECT_EQ(test, test_stacks(site, st, 2), -ENOENT);
 
 	/* The line as /proc/allocinfo prints it selects too. */
 	KUNIT_ASSERT_EQ(test, command(test, "%s:%u func:capture_test_helper",
@@ -299,17 +391,18 @@ static void alloc_tag_test_capture_bad_input(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, command(test, "%s:%u", many_lines[i]), 0);
 	KUNIT_EXPECT_EQ(test, command(test, "%s:%u", many_lines[i]), -ENOSPC);
 	/* The refused site was not selected; the others still are. */
-	KUNIT_EXPECT_EQ(test, alloc_tag_capture_stacks(site_of(test, many_lines[i]),
-						       st, 2), -ENOENT);
-	KUNIT_EXPECT_EQ(test, alloc_tag_capture_stacks(site, st, 2), 0);
+	KUNIT_EXPECT_EQ(test,
+			test_stacks(site_of(test, many_lines[i]), st, 2),
+			-ENOENT);
+	KUNIT_EXPECT_EQ(test, test_stacks(site, st, 2), 0);
 	KUNIT_EXPECT_EQ(test, alloc_tag_capture_command("clear"), 0);
-	KUNIT_EXPECT_EQ(test, alloc_tag_capture_stacks(site, st, 2), -ENOENT);
+	KUNIT_EXPECT_EQ(test, test_stacks(site, st, 2), -ENOENT);
 }
 
 static void alloc_tag_test_capture_cap(struct kunit *test)
 {
 	size_t size = kmalloc_size_roundup(OBJ_SIZE);
-	struct alloc_tag_capture_stat st[2];
+	struct test_stat st[2];
 	unsigned long records, dropped;
 	int i;
 
@@ -317,15 +410,16 @@ static void alloc_tag_test_capture_cap(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, command(test, "%s:%u", helper_line), 0);
 	for (i = 0; i < 20; i++)
 		capture_test_caller1();
-	alloc_tag_capture_counts(&records, &dropped);
+	test_counts(&records, &dropped);
 	KUNIT_EXPECT_EQ(test, records, 16);
 	KUNIT_EXPECT_EQ(test, dropped, 4);
-	KUNIT_ASSERT_EQ(test, alloc_tag_capture_stacks(site_of(test, helper_line),
-						       st, 2), 1);
+	KUNIT_ASSERT_EQ(test,
+			test_stacks(site_of(test, helper_line), st, 2),
+			1);
 	KUNIT_EXPECT_EQ(test, st[0].bytes, (s64)16 * size);
 	KUNIT_EXPECT_EQ(test, st[0].calls, 16);
 	capture_test_free_all();
-	alloc_tag_capture_counts(&records, &dropped);
+	test_counts(&records, &dropped);
 	KUNIT_EXPECT_EQ(test, records, 0);
 	KUNIT_EXPECT_EQ(test, dropped, 4);
 }
@@ -338,10 +432,11 @@ static void alloc_tag_test_capture_cap(struct kunit *test)
 static void expect_one_stack(struct kunit *test, unsigned int line,
 			     s64 bytes, s64 calls)
 {
-	struct alloc_tag_capture_stat st[2];
+	struct test_stat st[2];
 
-	KUNIT_ASSERT_EQ(test, alloc_tag_capture_stacks(site_of(test, line),
-						       st, 2), calls ? 1 : 0);
+	KUNIT_ASSERT_EQ(test,
+			test_stacks(site_of(test, line), st, 2),
+			calls ? 1 : 0);
 	if (!calls)
 		return;
 	KUNIT_EXPECT_EQ(test, st[0].bytes, bytes);
@@ -408,11 +503,11 @@ static void expect_stacks_match_tag(struct kunit *test, unsigned int line,
 				    struct alloc_tag_counters before)
 {
 	struct alloc_tag_counters now = site_counters(test, line);
-	struct alloc_tag_capture_stat st[4];
+	struct test_stat st[4];
 	s64 bytes = 0, calls = 0;
 	int i, n;
 
-	n = alloc_tag_capture_stacks(site_of(test, line), st, ARRAY_SIZE(st));
+	n = test_stacks(site_of(test, line), st, ARRAY_SIZE(st));
 	KUNIT_ASSERT_GT(test, n, 0);
 	KUNIT_ASSERT_LE(test, n, (int)ARRAY_SIZE(st));
 	for (i = 0; i < n; i++) {
@@ -471,7 +566,7 @@ static enum hrtimer_restart capture_test_timer(struct hrtimer *timer)
 static void alloc_tag_test_capture_interrupt(struct kunit *test)
 {
 	size_t size = kmalloc_size_roundup(OBJ_SIZE);
-	struct alloc_tag_capture_stat st[2];
+	struct test_stat st[2];
 	struct capture_irq irq = { };
 
 	KUNIT_ASSERT_EQ(test, command(test, "%s:%u", helper_line), 0);
@@ -484,8 +579,9 @@ static void alloc_tag_test_capture_interrupt(struct kunit *test)
 	destroy_hrtimer_on_stack(&irq.timer);
 	KUNIT_EXPECT_TRUE(test, irq.hardirq);
 	KUNIT_ASSERT_EQ(test, nr_objs, 1);
-	KUNIT_ASSERT_EQ(test, alloc_tag_capture_stacks(site_of(test, helper_line),
-						       st, 2), 1);
+	KUNIT_ASSERT_EQ(test,
+			test_stacks(site_of(test, helper_line), st, 2),
+			1);
 	KUNIT_EXPECT_EQ(test, st[0].bytes, (s64)size);
 	KUNIT_EXPECT_EQ(test, st[0].calls, 1);
 	KUNIT_EXPECT_TRUE(test, frame_is(st[0].handle, 1, "capture_test_timer"));
@@ -503,7 +599,7 @@ static void alloc_tag_test_capture_switch(struct kunit *test)
 	capture_test_caller1();
 	KUNIT_ASSERT_EQ(test, mem_alloc_profiling_switch(false), 0);
 	capture_test_caller1();
-	alloc_tag_capture_counts(&records, &dropped);
+	test_counts(&records, &dropped);
 	KUNIT_EXPECT_EQ(test, records, 1);
 	kfree(objs[--nr_objs]);
 	kfree(objs[--nr_objs]);
@@ -526,14 +622,14 @@ static void alloc_tag_test_capture_switch(struct kunit *test)
 
 static void alloc_tag_test_capture_recursion(struct kunit *test)
 {
-	struct alloc_tag_capture_stat *st;
+	struct test_stat *st;
 	unsigned long records, dropped;
 	char depot[64];
 	s64 depot_calls = 0;
 	unsigned int i;
 	int n;
 
-	if (!alloc_tag_find("lib/stackdepot.c", DEPOT_ALLOC_LINE, NULL))
+	if (!test_find_tag("lib/stackdepot.c", DEPOT_ALLOC_LINE))
 		kunit_skip(test, "no allocation tag at lib/stackdepot.c:%d",
 			   DEPOT_ALLOC_LINE);
 	st = kunit_kcalloc(test, 512, sizeof(*st), GFP_KERNEL);
@@ -544,12 +640,12 @@ static void alloc_tag_test_capture_recursion(struct kunit *test)
 	for (i = 0; i < 256; i++)
 		capture_test_walk_a(8, i);
 	/* Each object was freed at once, and its stack with it. */
-	n = alloc_tag_capture_stacks(site_of(test, helper_line), st, 512);
+	n = test_stacks(site_of(test, helper_line), st, 512);
 	KUNIT_EXPECT_EQ(test, n, 0);
-	n = alloc_tag_capture_stacks(depot, st, 512);
+	n = test_stacks(depot, st, 512);
 	for (i = 0; i < n && i < 512; i++)
 		depot_calls += st[i].calls;
-	alloc_tag_capture_counts(&records, &dropped);
+	test_counts(&records, &dropped);
 	kunit_info(test, "depot pages: %lld captured, %lu refused as nested",
 		   depot_calls, dropped);
 	KUNIT_EXPECT_GT(test, depot_calls + (s64)dropped, 0);
@@ -577,6 +673,3 @@ static struct kunit_suite capture_test_suite = {
 };
 
 kunit_test_suites(&capture_test_suite);
-
-MODULE_LICENSE("GPL");
-MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);

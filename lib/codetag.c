@@ -195,30 +195,6 @@ out:
 }
 
 /**
- * codetag_unregister_type() - forget a tag type
- * @cttype: a type returned by codetag_register_type() whose tags live only
- *	in vmlinux (the framework's own tests register such types)
- *
- * Context: process context, may sleep.
- */
-void codetag_unregister_type(struct codetag_type *cttype)
-{
-	struct ct_range *range, *tmp;
-
-	mutex_lock(&codetag_lock);
-	list_del(&cttype->node);
-	down_write(&cttype->lock);
-	list_for_each_entry_safe(range, tmp, &cttype->ranges, node) {
-		WARN_ON_ONCE(range->cmod);
-		ct_del_range(cttype, range);
-	}
-	up_write(&cttype->lock);
-	mutex_unlock(&codetag_lock);
-	kfree(cttype);
-}
-EXPORT_SYMBOL_GPL(codetag_unregister_type);
-
-/**
  * codetag_lock_module_list() - keep a type's set of tags stable
  * @cttype: the type
  *
@@ -699,7 +675,7 @@ static void release_unloaded(void)
 	list_for_each_entry(cttype, &codetag_types, node) {
 		down_write(&cttype->lock);
 		list_for_each_entry_safe(range, tmp, &cttype->ranges, node) {
-			if (!range->r.unloaded)
+			if (!codetag_range_unloaded(&range->r))
 				continue;
 			if (cttype->desc.module_unload &&
 			    cttype->desc.module_unload(cttype, &range->r))
@@ -811,11 +787,11 @@ void codetag_unload_module(struct module *mod)
 		list_for_each_entry_safe(range, tmp, &cttype->ranges, node) {
 			if (range->cmod != cmod)
 				continue;
-			range->r.mod = NULL;
+			/* Still with its module: the type's first call. */
 			if (cttype->desc.module_unload &&
 			    cttype->desc.module_unload(cttype, &range->r)) {
 				copy_range_strings(cttype, range, mod);
-				range->r.unloaded = true;
+				range->r.mod = NULL;
 				continue;
 			}
 			ct_del_range(cttype, range);
@@ -834,3 +810,7 @@ out:
 	mutex_unlock(&codetag_lock);
 }
 #endif /* CONFIG_MODULES */
+
+#ifdef CONFIG_CODETAG_KUNIT_TEST
+#include "codetag_kunit.c"
+#endif /* CONFIG_CODETAG_KUNIT_TEST */

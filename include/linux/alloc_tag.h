@@ -93,11 +93,22 @@ extern struct alloc_tag __start_alloc_tags[];
 extern struct alloc_tag __stop_alloc_tags[];
 
 /*
- * In codetag.flags: an allocation at this site could not be charged because
- * profiling's own metadata could not be allocated; its counters are low.
- * The other bits hold the page-tag index of module tags.
+ * codetag.flags of an allocation tag:
+ * - bit 31, ALLOC_TAG_INACCURATE: an allocation at this site could not be
+ *   charged because profiling's own metadata could not be allocated; its
+ *   counters are low;
+ * - bits 27-30, for call-stack capture (lib/alloc_tag_capture.c): bit 30
+ *   says that the site is selected, bits 27-29 which of the selected sites
+ *   it is;
+ * - bits 0-26: the page-tag number of a module's tag, so modules can have
+ *   at most 2^27 - 1 tags with numbers.
+ * Each part is changed by its own code, with alloc_tag_flags_replace().
  */
-#define ALLOC_TAG_INACCURATE	BIT(31)
+#define ALLOC_TAG_INACCURATE		BIT(31)
+#define ALLOC_TAG_CAPTURE		BIT(30)
+#define ALLOC_TAG_CAPTURE_SITE_SHIFT	27
+#define ALLOC_TAG_CAPTURE_SITE		GENMASK(29, 27)
+#define ALLOC_TAG_INDEX_MASK		GENMASK(26, 0)
 
 static __always_inline bool alloc_tag_is_real(const struct alloc_tag *tag)
 {
@@ -160,11 +171,15 @@ void pcpu_alloc_tags_fill(void);
 /* mm/slab_common.c: the caches of slab tag vectors (switching on). */
 int slab_tags_init(void);
 
+int alloc_tag_lock_sites(void);
+void alloc_tag_unlock_sites(void);
+int alloc_tag_for_each(int (*fn)(struct alloc_tag *tag, const char *modname,
+				 void *arg), void *arg);
+void alloc_tag_on_release(void (*fn)(struct alloc_tag *tags, size_t n));
+
 #if IS_ENABLED(CONFIG_KUNIT)
 /* For the KUnit suite only. */
 int mem_alloc_profiling_switch(bool on);
-struct alloc_tag *alloc_tag_find(const char *file, unsigned int line,
-				 const char *modname);
 int alloc_tag_counters_alloc(struct alloc_tag *tags, size_t n);
 void alloc_tag_counters_release(struct alloc_tag *tags, size_t n);
 void alloc_tag_released_check(void);

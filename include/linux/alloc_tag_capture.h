@@ -27,18 +27,9 @@
 struct page;
 
 /*
- * codetag.flags of an allocation tag (see ALLOC_TAG_INACCURATE in
- * <linux/alloc_tag.h>): bit 31 is ALLOC_TAG_INACCURATE, bit 30 says that
- * the tag's site is selected for capture, bits 27-29 which of the
- * selected sites it belongs to; bits 0-26 hold the page-tag number of a
- * module's tag, so modules can have at most 2^27 - 1 tags with numbers.
+ * The most sites that can be selected at once: ALLOC_TAG_CAPTURE_SITE in
+ * <linux/alloc_tag.h> numbers them.
  */
-#define ALLOC_TAG_CAPTURE		BIT(30)
-#define ALLOC_TAG_CAPTURE_SITE_SHIFT	27
-#define ALLOC_TAG_CAPTURE_SITE		GENMASK(29, 27)
-#define ALLOC_TAG_INDEX_MASK		GENMASK(26, 0)
-
-/* The most sites that can be selected at once (ALLOC_TAG_CAPTURE_SITE). */
 #define ALLOC_TAG_CAPTURE_MAX_SITES	8
 
 #ifdef CONFIG_MEM_ALLOC_PROFILING_CAPTURE
@@ -47,8 +38,6 @@ struct page;
 #include <linux/jump_label.h>
 
 DECLARE_STATIC_KEY_FALSE(alloc_tag_capture_key);
-/* lib/alloc_tag.c: the allocation tag type, to look sites up. */
-extern struct codetag_type *alloc_tag_cttype;
 
 void __alloc_tag_capture_add(struct alloc_tag *tag, unsigned long key,
 			     unsigned long bytes, unsigned long caller);
@@ -60,8 +49,6 @@ void __alloc_tag_capture_page_move(struct alloc_tag *tag, struct page *dst,
 void __alloc_tag_capture_page_detach(struct alloc_tag *tag,
 				     struct page *page);
 void __alloc_tag_capture_page_sub(struct page *page, struct alloc_tag *tag);
-void alloc_tag_capture_drop_tags(struct alloc_tag *tags, size_t n);
-int alloc_tag_capture_command(const char *cmd);
 
 /**
  * alloc_tag_capture_enabled() - is any call site selected for capture?
@@ -220,24 +207,6 @@ static inline void alloc_tag_capture_page_sub(struct page *page,
 {
 }
 
-static inline void alloc_tag_capture_drop_tags(struct alloc_tag *tags,
-					       size_t n)
-{
-}
-
 #endif /* CONFIG_MEM_ALLOC_PROFILING_CAPTURE */
-
-#if IS_ENABLED(CONFIG_MEM_ALLOC_PROFILING_CAPTURE_KUNIT_TEST)
-/* For the KUnit suite only. */
-struct alloc_tag_capture_stat {
-	u32 handle;		/* stack depot handle of the trimmed stack */
-	s64 bytes;
-	s64 calls;
-};
-
-int alloc_tag_capture_stacks(const char *site,
-			     struct alloc_tag_capture_stat *out, int max);
-void alloc_tag_capture_counts(unsigned long *records, unsigned long *dropped);
-#endif
 
 #endif /* _LINUX_ALLOC_TAG_CAPTURE_H */

@@ -58,6 +58,7 @@ struct codetag {
  *	(not the module), with copies of their strings, keeps listing them and
  *	asks again at the next module load or unload; resources the type
  *	attached in @module_load must be released only when it returns false.
+ *	The range's @mod is set at the first call and NULL at the later ones.
  */
 struct codetag_type_desc {
 	const char *section;
@@ -74,18 +75,29 @@ struct codetag_type_desc {
  * struct codetag_range - the tags of one type in vmlinux or in one module
  * @start: first tag
  * @stop: end of the tags
- * @mod: the module, or NULL for vmlinux
+ * @mod: the module, or NULL for vmlinux and for an unloaded module
  * @modname: the module's name ("" for vmlinux); stays valid after unload
- * @unloaded: the module is gone but its tags are still referenced (@mod
- *	is NULL then)
  */
 struct codetag_range {
 	struct codetag *start;
 	struct codetag *stop;
 	struct module *mod;
 	const char *modname;
-	bool unloaded;
 };
+
+/**
+ * codetag_range_unloaded() - is @range the tags of a module that is gone?
+ * @range: a range of tags
+ *
+ * A module's range stays listed after the module's unload while its type
+ * says its tags are still referenced; @mod is NULL from then on.
+ *
+ * Return: true for such a range, false for vmlinux and loaded modules.
+ */
+static inline bool codetag_range_unloaded(const struct codetag_range *range)
+{
+	return !range->mod && range->modname[0];
+}
 
 /**
  * struct codetag_iterator - position in a walk over all tags of a type
@@ -110,7 +122,6 @@ struct codetag_iterator {
 #ifdef CONFIG_CODE_TAGGING
 
 struct codetag_type *codetag_register_type(const struct codetag_type_desc *desc);
-void codetag_unregister_type(struct codetag_type *cttype);
 void codetag_lock_module_list(struct codetag_type *cttype);
 bool codetag_trylock_module_list(struct codetag_type *cttype);
 void codetag_unlock_module_list(struct codetag_type *cttype);

@@ -249,6 +249,11 @@ def held_back(data, regexes):
             while i < len(lines) and (not lines[i].strip() or
                                       lines[i][0] in " \t"):
                 i += 1
+        elif (out and not out[-1] and i < len(lines) and not lines[i] and
+              not any(r.search(lines[i]) for r, _ in regexes)):
+            # A block that stood between blank lines (or a blank line
+            # and the end of the file) leaves one blank line, not two.
+            out.pop()
     return "\n".join(out).encode("utf-8", "surrogateescape"), hits
 
 
