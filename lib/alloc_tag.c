@@ -1430,7 +1430,7 @@ static void (*alloc_tag_release_fn)(struct alloc_tag *tags, size_t n) __ro_after
  *	more, before they are released, with the lock of
  *	alloc_tag_lock_sites() held for writing
  *
- * Context: boot, before any module can unload; one user.
+ * Context: boot, from an initcall; one user.
  */
 void __init alloc_tag_on_release(void (*fn)(struct alloc_tag *tags, size_t n))
 {

@@ -146,6 +146,9 @@ static DEFINE_MUTEX(capture_mutex);
 static DEFINE_RAW_SPINLOCK(capture_lock);
 
 static struct capture_site capture_sites[ALLOC_TAG_CAPTURE_MAX_SITES];
+/* A site's slot is kept in the ALLOC_TAG_CAPTURE_SITE bits of its tags. */
+static_assert(ALLOC_TAG_CAPTURE_MAX_SITES ==
+	      (ALLOC_TAG_CAPTURE_SITE >> ALLOC_TAG_CAPTURE_SITE_SHIFT) + 1);
 static struct capture_pool *capture_pool;
 static unsigned int capture_nr_sites;
 static u32 capture_cap = CAPTURE_DEFAULT_CAP;

@@ -39,6 +39,26 @@
 #                  build/distro-logs/build-series.log; time per session in
 #                  build/distro/distro-build-times; errors and warnings in
 #                  build/distro/build-errors.txt, build-warnings.txt)
+#   deb            packages (issue 36): bindeb-pkg of build/distro (the
+#                  build stage first) into build/distro-deb: linux-image,
+#                  linux-headers, linux-libc-dev; then deb-check: both
+#                  unpacked into build/distro-deb/root with dpkg -x, two
+#                  test modules built there against linux-headers as
+#                  external modules, and the packaged kernel booted (QEMU
+#                  TCG, 2 vCPUs, 4 GiB) with the package's own modules of
+#                  the module set (distro/deb-guest.sh: modprobe, the
+#                  sysctl, the external modules' lines in /proc/allocinfo).
+#                  deb-build and deb-check run one half.  Log:
+#                  build/distro-logs/deb-*.log, boot-deb.log
+#   arm64          Debian's arm64 cloud configuration (linux-config-6.1:arm64,
+#                  config.arm64_none_cloud-arm64, downloaded and unpacked
+#                  into build/debcfg-arm64, never installed) with the series
+#                  as build/distro has it, cross-built into build/distro-arm64
+#                  (Image and every module, resumable), then booted under
+#                  qemu-system-aarch64 -M virt -cpu max (TCG, 2 vCPUs,
+#                  4 GiB) with the module set and the same guest checks:
+#                  arm64-on (=1) and arm64-off (=0, figures).  config-arm64,
+#                  build-arm64 and boot-arm64 run one part
 #   compare-config configure build/distro-base and build/distro-ml
 #   compare-build  bzImage of build/distro-base, then of build/distro-ml
 #   boot           series boots (QEMU TCG, 2 vCPUs, 4 GiB, a virtio disk each
@@ -81,6 +101,11 @@ ML_TAR=/usr/src/linux-source-6.12.tar.xz
 ML_DIR=$B/bench-6.12
 CFG61=/usr/src/linux-config-6.1/config.amd64_none_cloud-amd64.xz
 CFG612=/usr/src/linux-config-6.12/config.amd64_none_cloud-amd64.xz
+# Debian's arm64 cloud configuration (Graviton, Ampere and other arm64
+# clouds): linux-config-6.1:arm64, downloaded and unpacked by the deps
+# stage, never installed.
+CFGA64_DIR=$B/debcfg-arm64
+CFGA64=$CFGA64_DIR/root/usr/src/linux-config-6.1/config.arm64_none_cloud-arm64.xz
 JOBS=${DISTRO_JOBS:-2}
 BOOT_TIMEOUT=${DISTRO_BOOT_TIMEOUT:-3600}
 mkdir -p "$L"
@@ -97,8 +122,11 @@ CONFIG_HZ CONFIG_PREEMPT_VOLUNTARY CONFIG_INIT_ON_ALLOC_DEFAULT_ON"
 say() { echo "distro: $*" >&2; }
 die() { say "$*"; exit 1; }
 
-# kernel KIND: set out, src, dcfg, frags, targets, label for a kernel.
+# kernel KIND: set out, src, dcfg, frags, targets, arch, cross, image and
+# testmods (where its test modules go) for a kernel.
 kernel() {
+	arch=x86_64 cross= image=arch/x86/boot/bzImage testmods=$B/distro-testmod
+	initmods=$B/distro-initmods modroot=$B/distro-root
 	case $1 in
 	series)
 		out=$B/distro src=$B/linux dcfg=$CFG61 targets="bzImage modules"
@@ -111,24 +139,35 @@ kernel() {
 		out=$B/distro-lean src=$B/linux dcfg=$CFG61 targets="bzImage"
 		frags=("$here/configs/common.config" "$here/configs/builtin.config"
 			"$here/configs/series.config") ;;
+	arm64)
+		out=$B/distro-arm64 src=$B/linux dcfg=$CFGA64 targets="Image modules"
+		arch=arm64 cross=aarch64-linux-gnu- image=arch/arm64/boot/Image
+		testmods=$B/distro-testmod-arm64 initmods=$B/distro-initmods-arm64
+		modroot=$B/distro-root-arm64
+		frags=("$here/configs/common.config" "$here/configs/series.config") ;;
 	ml)
 		out=$B/distro-ml src=$ML_DIR/linux-source-6.12 dcfg=$CFG612
 		targets="bzImage"
 		frags=("$here/configs/common.config" "$here/configs/builtin.config"
 			"$here/configs/ml.config") ;;
-	*) die "unknown kernel '$1' (series, lean, base, ml)" ;;
+	*) die "unknown kernel '$1' (series, arm64, lean, base, ml)" ;;
 	esac
 }
 
 mk() { # mk ARGS...: make in $out from $src, niced, with ccache
-	nice -n 19 make -C "$src" O="$out" ARCH=x86_64 CC="ccache gcc" \
+	# arm64: the 32-bit compat vDSO needs an arm compiler, as Debian's
+	# build has one (COMPAT_VDSO=y).
+	nice -n 19 make -C "$src" O="$out" ARCH="$arch" \
+		${cross:+CROSS_COMPILE=$cross} CC="ccache ${cross}gcc" \
+		${cross:+CROSS_COMPILE_COMPAT=arm-linux-gnueabihf-} \
 		KBUILD_BUILD_HOST=allocprof "$@"
 }
 
 deps() {
 	local want=(linux-config-6.1 linux-config-6.12 linux-source-6.12
 		xz-utils kmod cpio busybox-static qemu-system-x86 ccache
-		e2fsprogs xfsprogs btrfs-progs binutils python3) missing=()
+		e2fsprogs xfsprogs btrfs-progs binutils python3
+		dpkg-dev fakeroot rsync bc cpio libelf-dev libssl-dev) missing=()
 	for p in "${want[@]}"; do
 		dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
 	done
@@ -140,11 +179,37 @@ deps() {
 	fi
 }
 
+# deps_arm64: the cross compiler, QEMU and arm64 busybox (as make deps
+# gets them), and Debian's arm64 configurations, unpacked, not installed.
+deps_arm64() {
+	local want=(gcc-aarch64-linux-gnu gcc-arm-linux-gnueabihf qemu-system-arm)
+	local missing=() p
+	for p in "${want[@]}"; do
+		dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
+	done
+	if [ ${#missing[@]} -gt 0 ]; then
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive \
+			apt-get install -y -qq "${missing[@]}" >/dev/null ||
+			die "apt-get install ${missing[*]} failed"
+	fi
+	[ -x "$B/busybox-arm64/bin/busybox" ] || "$T/busybox-foreign.sh" arm64 "$B/busybox-arm64" ||
+		die "no arm64 busybox (busybox-foreign.sh arm64)"
+	[ -f "$CFGA64" ] && return 0
+	say "linux-config-6.1:arm64: apt-get download, dpkg-deb -x into $CFGA64_DIR"
+	rm -rf "$CFGA64_DIR" && mkdir -p "$CFGA64_DIR"
+	(cd "$CFGA64_DIR" && apt-get download -q linux-config-6.1:arm64 >/dev/null 2>&1) ||
+		{ apt-get update -qq; (cd "$CFGA64_DIR" && apt-get download -q linux-config-6.1:arm64); } ||
+		die "apt-get download linux-config-6.1:arm64 failed"
+	dpkg-deb -x "$CFGA64_DIR"/linux-config-6.1_*_arm64.deb "$CFGA64_DIR/root" ||
+		die "dpkg-deb -x failed"
+	[ -f "$CFGA64" ] || die "$CFGA64 is not in the package"
+}
+
 # The sources.  build/linux is made by "make tree" (the Makefile's distro
 # target depends on it); this script never rewrites it.
 sources() {
 	case $1 in
-	series|lean|base)
+	series|arm64|lean|base)
 		[ -f "$src/Makefile" ] || die "$src missing: run make tree first" ;;
 	ml)
 		if [ ! -f "$ML_DIR/.unpacked" ]; then
@@ -263,10 +328,10 @@ build() {
 # (modules_install into build/distro-root, then only what the set needs,
 # with its dependencies, into build/distro-initmods/lib/modules/RELEASE,
 # indexed by depmod, for busybox modprobe in the guest).
-modset() {
-	kernel series
-	[ -f "$out/.distro-built" ] || die "build/distro is not built (distro.sh build)"
-	local rel root=$B/distro-root im=$B/distro-initmods m line path n
+modset() { # modset [KIND]: series (default) or arm64
+	kernel "${1:-series}"
+	[ -f "$out/.distro-built" ] || die "$out is not built (distro.sh build-${1:-series})"
+	local rel root=$modroot im=$initmods
 	rel=$(cat "$out/include/config/kernel.release")
 	if [ ! -f "$root/.stamp-$rel" ] ||
 		[ -n "$(find "$out" -name '*.ko' -newer "$root/.stamp-$rel" | head -1)" ]; then
@@ -276,19 +341,27 @@ modset() {
 			die "modules_install failed ($L/modules_install.log)"
 		touch "$root/.stamp-$rel"
 	fi
+	modset_into "$root" "$rel" "$im" "$L/modset$([ "${1:-series}" = series ] || echo "-$1").txt"
+}
+
+# modset_into ROOT RELEASE DIR LIST: the module set of modules.list, with
+# its dependencies, from ROOT/lib/modules/RELEASE into DIR/lib/modules/
+# RELEASE, indexed by depmod; LIST says where each module came from.
+modset_into() {
+	local root=$1 rel=$2 im=$3 list=$4 m line path n
 	rm -rf "$im"
 	mkdir -p "$im/lib/modules/$rel"
-	: >"$L/modset.txt"
+	: >"$list"
 	for m in $(sed 's/#.*//' "$here/modules.list"); do
 		if ! modprobe -d "$root" -S "$rel" --show-depends "$m" \
 			>"$L/.dep" 2>/dev/null; then
-			echo "$m: not in this configuration" >>"$L/modset.txt"
+			echo "$m: not in this configuration" >>"$list"
 			continue
 		fi
 		n=0
 		while read -r line; do
 			case $line in
-			builtin*) echo "$m: built in" >>"$L/modset.txt" ;;
+			builtin*) echo "$m: built in" >>"$list" ;;
 			insmod*)
 				path=$(echo "$line" | awk '{print $2}')
 				path=${path#"$root/lib/modules/$rel/"}
@@ -297,22 +370,23 @@ modset() {
 				n=$((n + 1)) ;;
 			esac
 		done <"$L/.dep"
-		[ $n = 0 ] || echo "$m: module, $n .ko with its dependencies" >>"$L/modset.txt"
+		[ $n = 0 ] || echo "$m: module, $n .ko with its dependencies" >>"$list"
 	done
 	for f in modules.builtin modules.builtin.modinfo modules.order; do
 		cp "$root/lib/modules/$rel/$f" "$im/lib/modules/$rel/" 2>/dev/null
 	done
 	depmod -b "$im" "$rel" || die "depmod failed"
-	say "module set: $(find "$im" -name '*.ko' | wc -l) .ko files ($(du -sh "$im" | cut -f1)); $L/modset.txt"
+	say "module set: $(find "$im" -name '*.ko' | wc -l) .ko files ($(du -sh "$im" | cut -f1)); $list"
 }
 
-# The test modules of ../modules, built against build/distro.
+# The test modules of ../modules, built against build/distro (or KIND's).
 testmod() {
-	kernel series
-	local tm=$B/distro-testmod
+	kernel "${1:-series}"
+	local tm=$testmods
 	rm -rf "$tm" && mkdir -p "$tm" && cp "$T"/modules/* "$tm"/
 	python3 "$T/modules/gen-many.py" 2000 >"$tm/allocprof_many.c"
-	nice -n 19 make -C "$out" M="$tm" -j"$JOBS" modules >"$L/testmod.log" 2>&1 ||
+	nice -n 19 make -C "$out" ARCH="$arch" ${cross:+CROSS_COMPILE=$cross} \
+		M="$tm" -j"$JOBS" modules >"$L/testmod.log" 2>&1 ||
 		{ tail -20 "$L/testmod.log"; die "test modules do not build against $out"; }
 }
 
@@ -339,7 +413,7 @@ images() {
 bootone() {
 	local kind=$1 tag=$2 append=$3 icount=${4:-} rc
 	kernel "$kind"
-	local k=$out/arch/x86/boot/bzImage
+	local k=$out/$image
 	if [ ! -f "$out/.distro-built" ] || [ ! -f "$k" ]; then
 		say "boot $tag: skipped, $out is not built (distro.sh build-$kind)"
 		return 0
@@ -348,13 +422,16 @@ bootone() {
 	local args=(-k "$k" -s "$here/guest.sh" -f "$T/guest/lib.sh"
 		-f "$here/modules.list" -t "$BOOT_TIMEOUT" -c 2 -m 4096
 		-l "$L/boot-$tag.log")
-	if [ "$kind" = series ]; then
-		args+=(-f "$B/distro-initmods/lib" -f "$T/guest/allocinfo.sh"
+	if [ "$kind" = series ] || [ "$kind" = arm64 ]; then
+		args+=(-f "$initmods/lib" -f "$T/guest/allocinfo.sh"
 			-f "$T/guest/modules.sh")
 		for f in allocprof_test allocprof_holder allocprof_many; do
-			args+=(-f "$B/distro-testmod/$f.ko")
+			args+=(-f "$testmods/$f.ko")
 		done
 	fi
+	# qemu-system-aarch64 -M virt: the disks and NIC as extra arguments
+	# (the PATH wrapper is for qemu-system-x86_64).
+	[ "$arch" = arm64 ] && args+=(-r arm64 -x "$QEMU_EXTRA")
 	if [ -n "$icount" ]; then
 		# As bench/: the guest TSC counts instructions at 1 GHz.  Under
 		# -icount QEMU 7.2 never finishes bringing up a 6.1 kernel's
@@ -374,6 +451,15 @@ bootone() {
 		"$(grep -ac '^FAIL: ' "$L/boot-$tag.log") FAIL, $(grep -ac '^SKIP: ' "$L/boot-$tag.log") SKIP"
 	grep -a '^FAIL: ' "$L/boot-$tag.log" >&2
 	return 0
+}
+
+# arm64: Debian's arm64 cloud configuration, as series: boots under
+# qemu-system-aarch64 -M virt -cpu max (TCG), =1 with the checks, then =0.
+boot_arm64() {
+	modset arm64
+	testmod arm64
+	bootone arm64 arm64-on "sysctl.vm.mem_profiling=1 distro_mode=series"
+	bootone arm64 arm64-off "sysctl.vm.mem_profiling=0 distro_mode=figures"
 }
 
 boot_series() {
@@ -397,6 +483,82 @@ boot_compare() {
 	bootone ml ml-icount "sysctl.vm.mem_profiling=1 distro_mode=icount" icount
 }
 
+# ---------------------------------------------------------------------
+# Packages (issue 36 item 2)
+
+DEB=$B/distro-deb
+
+# deb_build: linux-image, linux-headers and linux-libc-dev .deb files of
+# build/distro with the kernel's bindeb-pkg, into build/distro-deb.  Built
+# by the same make as the build stage (same variables, so nothing is
+# compiled again), gzip-compressed (xz takes minutes more on two cores).
+deb_build() {
+	build series || exit 1
+	kernel series
+	local rel log=$L/deb-build.log f
+	rel=$(cat "$out/include/config/kernel.release")
+	if [ -f "$DEB/.built-$rel" ] && [ "$DEB/.built-$rel" -nt "$out/.distro-built" ]; then
+		say "deb: packages of $rel up to date in $DEB"
+		return 0
+	fi
+	mkdir -p "$DEB"
+	rm -f "$DEB"/*.deb "$DEB"/.built-* "$B"/linux-*.deb "$B"/linux-upstream_*
+	say "deb: make bindeb-pkg in $out (log $log)"
+	# -d: dpkg-buildpackage would insist on the Build-Depends being
+	# installed as packages; deps installed what the build needs.
+	mk -j"$JOBS" bindeb-pkg KDEB_COMPRESS=gzip DPKG_FLAGS=-d >"$log" 2>&1 ||
+		{ tail -30 "$log"; die "deb: bindeb-pkg failed ($log)"; }
+	for f in "$B"/linux-*.deb "$B"/linux-upstream_*; do
+		[ -e "$f" ] && mv "$f" "$DEB"/
+	done
+	ls "$DEB"/linux-image-"$rel"_*.deb "$DEB"/linux-headers-"$rel"_*.deb \
+		>/dev/null 2>&1 || die "deb: no linux-image or linux-headers package of $rel in $DEB"
+	touch "$DEB/.built-$rel"
+	say "deb: $(cd "$DEB" && ls -s --block-size=M ./*.deb | tr '\n' ' ')"
+}
+
+# deb_check: what a user does with the packages, in a scratch root: unpack
+# linux-image and linux-headers (dpkg -x, as dpkg would install them), build
+# two external modules against the headers, boot the packaged kernel with
+# the packaged modules of the module set, load the external modules there.
+deb_check() {
+	kernel series
+	local rel root=$DEB/root em=$DEB/extmod p log=$L/deb-extmod.log rc
+	rel=$(cat "$out/include/config/kernel.release")
+	[ -f "$DEB/.built-$rel" ] || die "deb: no packages of $rel (distro.sh deb-build)"
+	rm -rf "$root" && mkdir -p "$root"
+	for p in linux-image linux-headers; do
+		dpkg -x "$(ls "$DEB/$p-${rel}_"*.deb | head -1)" "$root" ||
+			die "deb: dpkg -x $p failed"
+	done
+	[ -f "$root/boot/vmlinuz-$rel" ] || die "deb: no boot/vmlinuz-$rel in the image package"
+	# bindeb-pkg's modules_install ran depmod; dpkg would run it too.
+	[ -s "$root/lib/modules/$rel/modules.dep" ] || depmod -b "$root" "$rel" ||
+		die "deb: depmod failed"
+	say "deb: unpacked into $root: $(find "$root/lib/modules/$rel" -name '*.ko' | wc -l) modules," \
+		"headers $(du -sh "$root/usr/src/linux-headers-$rel" | cut -f1)"
+	rm -rf "$em" && mkdir -p "$em"
+	cp "$T/modules/allocprof_holder.c" "$T/modules/allocprof_test.c" "$em"/
+	echo "obj-m := allocprof_holder.o allocprof_test.o" >"$em/Kbuild"
+	# As a user would: make against /lib/modules/RELEASE/build, which the
+	# headers package points at /usr/src/linux-headers-RELEASE.
+	nice -n 19 make -C "$root/usr/src/linux-headers-$rel" M="$em" modules >"$log" 2>&1 ||
+		{ tail -20 "$log"; die "deb: external modules do not build against linux-headers-$rel ($log)"; }
+	say "deb: external modules built against linux-headers-$rel: $(cd "$em" && ls ./*.ko | tr '\n' ' ')"
+	modset_into "$root" "$rel" "$DEB/initmods" "$L/deb-modset.txt"
+	say "deb: boot $root/boot/vmlinuz-$rel"
+	"$T/qemu-run.sh" -k "$root/boot/vmlinuz-$rel" -s "$here/deb-guest.sh" \
+		-f "$T/guest/lib.sh" -f "$here/modules.list" -f "$DEB/initmods/lib" \
+		-f "$em/allocprof_holder.ko" -f "$em/allocprof_test.ko" \
+		-t "$BOOT_TIMEOUT" -c 2 -m 4096 -l "$L/boot-deb.log" \
+		-a "deb_rel=$rel" >/dev/null 2>"$L/boot-deb.err"
+	rc=$?
+	say "deb: boot status $rc; $(grep -ac '^PASS: ' "$L/boot-deb.log") PASS," \
+		"$(grep -ac '^FAIL: ' "$L/boot-deb.log") FAIL (log $L/boot-deb.log)"
+	grep -a '^FAIL: ' "$L/boot-deb.log" >&2
+	return $rc
+}
+
 results() { python3 "$here/results.py" results; }
 report() { python3 "$here/results.py" report; }
 
@@ -415,7 +577,7 @@ queue() {
 
 status() {
 	local k
-	for k in series base ml; do
+	for k in series arm64 base ml; do
 		kernel "$k"
 		if [ -f "$out/.distro-built" ]; then
 			echo "$k: built ($out), $(find "$out" -name '*.ko' | wc -l) .ko"
@@ -449,11 +611,18 @@ main() {
 		config) deps; configure series || exit 1 ;;
 		build) deps; build series || exit 1 ;;
 		build-series|build-lean|build-base|build-ml) build "${stage#build-}" || exit 1 ;;
+		config-arm64) deps; deps_arm64; configure arm64 || exit 1 ;;
+		build-arm64) deps; deps_arm64; build arm64 || exit 1 ;;
+		boot-arm64) boot_arm64 ;;
+		arm64) deps; deps_arm64; build arm64 || exit 1; boot_arm64 ;;
 		lean) deps; build lean && build base || exit 1
 			boot_lean; bootone base base "distro_mode=compare" ;;
 		compare-config) deps; configure base && configure ml || exit 1 ;;
 		compare-build) deps; build base && build ml || exit 1 ;;
 		boot) boot_series ;;
+		deb) deps; deb_build && deb_check || exit 1 ;;
+		deb-build) deps; deb_build || exit 1 ;;
+		deb-check) deb_check || exit 1 ;;
 		compare-boot) boot_compare ;;
 		results) results ;;
 		report) report ;;
