@@ -59,6 +59,12 @@
 #                  4 GiB) with the module set and the same guest checks:
 #                  arm64-on (=1) and arm64-off (=0, figures).  config-arm64,
 #                  build-arm64 and boot-arm64 run one part
+#   containers [N] the containers use case (issue 36): build/distro booted
+#                  with the module set; distro/containers-guest.sh makes N
+#                  memory cgroups (200) that each mount a tmpfs and an
+#                  overlay and touch files, prints allocinfo's diff, top
+#                  of list_lru and, with the list_lru site selected for
+#                  capture during N/4 more, its stacks
 #   compare-config configure build/distro-base and build/distro-ml
 #   compare-build  bzImage of build/distro-base, then of build/distro-ml
 #   boot           series boots (QEMU TCG, 2 vCPUs, 4 GiB, a virtio disk each
@@ -559,6 +565,32 @@ deb_check() {
 	return $rc
 }
 
+# containers [N]: issue 36 item 4, the containers use case on build/distro:
+# distro/containers-guest.sh makes N memory cgroups (default 200) that each
+# mount a tmpfs and an overlay and touch files, then shows what allocinfo
+# says they added and which callers capture names for the list_lru site.
+# Console: build/distro-logs/boot-containers.log.
+containers() {
+	local n=${1:-200} tool=$B/allocinfo/allocinfo-static rc
+	modset
+	if [ ! -x "$tool" ]; then
+		mkdir -p "$B/allocinfo"
+		gcc -static -O2 -Wall -o "$tool" "$top/tools/vm/allocinfo.c" ||
+			die "containers: the allocinfo tool does not build"
+	fi
+	kernel series
+	say "containers: boot $out/$image with $n memory cgroups"
+	"$T/qemu-run.sh" -k "$out/$image" -s "$here/containers-guest.sh" \
+		-f "$T/guest/lib.sh" -f "$initmods/lib" -f "$tool" \
+		-t "$BOOT_TIMEOUT" -c 2 -m 4096 -l "$L/boot-containers.log" \
+		-a "containers=$n" >/dev/null 2>"$L/boot-containers.err"
+	rc=$?
+	say "containers: boot status $rc; $(grep -ac '^PASS: ' "$L/boot-containers.log") PASS," \
+		"$(grep -ac '^FAIL: ' "$L/boot-containers.log") FAIL (log $L/boot-containers.log)"
+	grep -a '^FAIL: ' "$L/boot-containers.log" >&2
+	return $rc
+}
+
 results() { python3 "$here/results.py" results; }
 report() { python3 "$here/results.py" report; }
 
@@ -623,6 +655,11 @@ main() {
 		deb) deps; deb_build && deb_check || exit 1 ;;
 		deb-build) deps; deb_build || exit 1 ;;
 		deb-check) deb_check || exit 1 ;;
+		containers)
+			case ${1:-} in
+			[0-9]*) containers "$1" || exit 1; shift ;;
+			*) containers || exit 1 ;;
+			esac ;;
 		compare-boot) boot_compare ;;
 		results) results ;;
 		report) report ;;
