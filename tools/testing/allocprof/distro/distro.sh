@@ -58,7 +58,9 @@
 #                  qemu-system-aarch64 -M virt -cpu max (TCG, 2 vCPUs,
 #                  4 GiB) with the module set and the same guest checks:
 #                  arm64-on (=1) and arm64-off (=0, figures).  config-arm64,
-#                  build-arm64 and boot-arm64 run one part
+#                  build-arm64 and boot-arm64 run one part; arm64-base
+#                  builds and boots the pristine base with the same
+#                  configuration (Image only, virtio built in, as base)
 #   containers [N] the containers use case (issue 36): build/distro booted
 #                  with the module set; distro/containers-guest.sh makes N
 #                  memory cgroups (200) that each mount a tmpfs and an
@@ -151,6 +153,11 @@ kernel() {
 		testmods=$B/distro-testmod-arm64 initmods=$B/distro-initmods-arm64
 		modroot=$B/distro-root-arm64
 		frags=("$here/configs/common.config" "$here/configs/series.config") ;;
+	arm64-base)
+		out=$B/distro-arm64-base src=$B/pristine/linux-source-6.1
+		dcfg=$CFGA64 targets="Image"
+		arch=arm64 cross=aarch64-linux-gnu- image=arch/arm64/boot/Image
+		frags=("$here/configs/common.config" "$here/configs/builtin.config") ;;
 	ml)
 		out=$B/distro-ml src=$ML_DIR/linux-source-6.12 dcfg=$CFG612
 		targets="bzImage"
@@ -215,7 +222,7 @@ deps_arm64() {
 # target depends on it); this script never rewrites it.
 sources() {
 	case $1 in
-	series|arm64|lean|base)
+	series|arm64|arm64-base|lean|base)
 		[ -f "$src/Makefile" ] || die "$src missing: run make tree first" ;;
 	ml)
 		if [ ! -f "$ML_DIR/.unpacked" ]; then
@@ -647,6 +654,8 @@ main() {
 		build-arm64) deps; deps_arm64; build arm64 || exit 1 ;;
 		boot-arm64) boot_arm64 ;;
 		arm64) deps; deps_arm64; build arm64 || exit 1; boot_arm64 ;;
+		arm64-base) deps; deps_arm64; build arm64-base || exit 1
+			bootone arm64-base arm64-base "distro_mode=compare" ;;
 		lean) deps; build lean && build base || exit 1
 			boot_lean; bootone base base "distro_mode=compare" ;;
 		compare-config) deps; configure base && configure ml || exit 1 ;;
