@@ -499,6 +499,23 @@ boot_compare() {
 # ---------------------------------------------------------------------
 # Packages (issue 36 item 2)
 
+# guestrun TAG KERNEL SCRIPT APPEND [-f FILE]...: boot KERNEL (x86_64, QEMU
+# TCG, 2 vCPUs, 4 GiB) with guest SCRIPT, lib.sh and FILEs, console in
+# build/distro-logs/boot-TAG.log; says the PASS and FAIL counts and
+# returns the guest's status.
+guestrun() {
+	local tag=$1 k=$2 script=$3 append=$4 rc log=$L/boot-$1.log
+	shift 4
+	"$T/qemu-run.sh" -k "$k" -s "$script" -f "$T/guest/lib.sh" "$@" \
+		-t "$BOOT_TIMEOUT" -c 2 -m 4096 -l "$log" -a "$append" \
+		>/dev/null 2>"$L/boot-$tag.err"
+	rc=$?
+	say "$tag: boot status $rc; $(grep -ac '^PASS: ' "$log") PASS," \
+		"$(grep -ac '^FAIL: ' "$log") FAIL (log $log)"
+	grep -a '^FAIL: ' "$log" >&2
+	return $rc
+}
+
 DEB=$B/distro-deb
 
 # deb_build: linux-image, linux-headers and linux-libc-dev .deb files of
@@ -536,7 +553,7 @@ deb_build() {
 # the packaged modules of the module set, load the external modules there.
 deb_check() {
 	kernel series
-	local rel root=$DEB/root em=$DEB/extmod p log=$L/deb-extmod.log rc
+	local rel root=$DEB/root em=$DEB/extmod p log=$L/deb-extmod.log
 	rel=$(cat "$out/include/config/kernel.release")
 	[ -f "$DEB/.built-$rel" ] || die "deb: no packages of $rel (distro.sh deb-build)"
 	rm -rf "$root" && mkdir -p "$root"
@@ -560,16 +577,9 @@ deb_check() {
 	say "deb: external modules built against linux-headers-$rel: $(cd "$em" && ls ./*.ko | tr '\n' ' ')"
 	modset_into "$root" "$rel" "$DEB/initmods" "$L/deb-modset.txt"
 	say "deb: boot $root/boot/vmlinuz-$rel"
-	"$T/qemu-run.sh" -k "$root/boot/vmlinuz-$rel" -s "$here/deb-guest.sh" \
-		-f "$T/guest/lib.sh" -f "$here/modules.list" -f "$DEB/initmods/lib" \
-		-f "$em/allocprof_holder.ko" -f "$em/allocprof_test.ko" \
-		-t "$BOOT_TIMEOUT" -c 2 -m 4096 -l "$L/boot-deb.log" \
-		-a "deb_rel=$rel" >/dev/null 2>"$L/boot-deb.err"
-	rc=$?
-	say "deb: boot status $rc; $(grep -ac '^PASS: ' "$L/boot-deb.log") PASS," \
-		"$(grep -ac '^FAIL: ' "$L/boot-deb.log") FAIL (log $L/boot-deb.log)"
-	grep -a '^FAIL: ' "$L/boot-deb.log" >&2
-	return $rc
+	guestrun deb "$root/boot/vmlinuz-$rel" "$here/deb-guest.sh" "deb_rel=$rel" \
+		-f "$here/modules.list" -f "$DEB/initmods/lib" \
+		-f "$em/allocprof_holder.ko" -f "$em/allocprof_test.ko"
 }
 
 # containers [N]: issue 36 item 4, the containers use case on build/distro:
@@ -578,7 +588,7 @@ deb_check() {
 # says they added and which callers capture names for the list_lru site.
 # Console: build/distro-logs/boot-containers.log.
 containers() {
-	local n=${1:-200} tool=$B/allocinfo/allocinfo-static rc
+	local n=${1:-200} tool=$B/allocinfo/allocinfo-static
 	modset
 	if [ ! -x "$tool" ]; then
 		mkdir -p "$B/allocinfo"
@@ -587,15 +597,8 @@ containers() {
 	fi
 	kernel series
 	say "containers: boot $out/$image with $n memory cgroups"
-	"$T/qemu-run.sh" -k "$out/$image" -s "$here/containers-guest.sh" \
-		-f "$T/guest/lib.sh" -f "$initmods/lib" -f "$tool" \
-		-t "$BOOT_TIMEOUT" -c 2 -m 4096 -l "$L/boot-containers.log" \
-		-a "containers=$n" >/dev/null 2>"$L/boot-containers.err"
-	rc=$?
-	say "containers: boot status $rc; $(grep -ac '^PASS: ' "$L/boot-containers.log") PASS," \
-		"$(grep -ac '^FAIL: ' "$L/boot-containers.log") FAIL (log $L/boot-containers.log)"
-	grep -a '^FAIL: ' "$L/boot-containers.log" >&2
-	return $rc
+	guestrun containers "$out/$image" "$here/containers-guest.sh" \
+		"containers=$n" -f "$initmods/lib" -f "$tool"
 }
 
 results() { python3 "$here/results.py" results; }
