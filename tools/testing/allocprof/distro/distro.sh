@@ -67,6 +67,17 @@
 #                  overlay and touch files, prints allocinfo's diff, top
 #                  of list_lru and, with the list_lru site selected for
 #                  capture during N/4 more, its stacks
+#   owner          page_owner against /proc/allocinfo (issue 36 item 3):
+#                  build/distro-owner (the series build with PAGE_OWNER, its
+#                  modules; resumable), booted with page_owner=on and =1 and
+#                  the module set; distro/owner-guest.sh loads modules,
+#                  copies files between ext4, xfs, btrfs and an overlay and
+#                  runs a compile-like load, then writes /proc/allocinfo and
+#                  page_owner grouped by stack to a blank fourth disk;
+#                  distro/owner.py maps each stack to the call sites its
+#                  first frame outside the page allocator holds and
+#                  compares: distro/results/owner.txt.  owner-boot and
+#                  owner-compare run one half
 #   compare-config configure build/distro-base and build/distro-ml
 #   compare-build  bzImage of build/distro-base, then of build/distro-ml
 #   boot           series boots (QEMU TCG, 2 vCPUs, 4 GiB, a virtio disk each
@@ -143,6 +154,12 @@ kernel() {
 		out=$B/distro-base src=$B/pristine/linux-source-6.1 dcfg=$CFG61
 		targets="bzImage"
 		frags=("$here/configs/common.config" "$here/configs/builtin.config") ;;
+	owner)
+		out=$B/distro-owner src=$B/linux dcfg=$CFG61 targets="bzImage modules"
+		testmods=$B/distro-testmod-owner initmods=$B/distro-initmods-owner
+		modroot=$B/distro-root-owner
+		frags=("$here/configs/common.config" "$here/configs/series.config"
+			"$here/configs/owner.config") ;;
 	lean)
 		out=$B/distro-lean src=$B/linux dcfg=$CFG61 targets="bzImage"
 		frags=("$here/configs/common.config" "$here/configs/builtin.config"
@@ -601,6 +618,47 @@ containers() {
 		"containers=$n" -f "$initmods/lib" -f "$tool"
 }
 
+# owner: issue 36 item 3, the page totals of /proc/allocinfo against
+# page_owner's.  build/distro-owner (build/distro plus PAGE_OWNER) booted
+# with page_owner=on and =1, the module set and a fourth, blank disk;
+# distro/owner-guest.sh runs the workload and writes allocinfo and
+# page_owner (grouped by stack) to that disk as a tar, unpacked into
+# build/distro-owner/owner; distro/owner.py then maps page_owner's stacks
+# to call sites and writes the comparison to distro/results/owner.txt.
+# owner-boot and owner-compare run one part (the comparison again on the
+# same data).
+OWN=$B/distro-owner/owner
+owner_boot() {
+	build owner || exit 1
+	modset owner
+	kernel owner
+	images
+	local d=$B/distro-img
+	# ext4 holds the source tree, a 128 MB file and the overlay's copies.
+	rm -f "$d/ext4.img" && truncate -s 1G "$d/ext4.img" &&
+		mkfs.ext4 -q -F -L dext4 "$d/ext4.img" || die "mkfs.ext4 failed"
+	rm -f "$d/out.img" && truncate -s 64M "$d/out.img"
+	say "owner: boot $out/$image with page_owner=on"
+	guestrun owner "$out/$image" "$here/owner-guest.sh" \
+		"page_owner=on sysctl.vm.mem_profiling=1" \
+		-f "$initmods/lib" -f "$here/modules.list" \
+		-x "$QEMU_EXTRA -drive file=$d/out.img,format=raw,if=virtio"
+	local rc=$?
+	rm -rf "$OWN" && mkdir -p "$OWN"
+	tar -xf "$d/out.img" -C "$OWN" 2>/dev/null && [ -s "$OWN/page_owner" ] ||
+		die "owner: no results on the fourth disk (status $rc)"
+	say "owner: results in $OWN: $(ls "$OWN" | tr '\n' ' ')"
+	return $rc
+}
+owner_compare() {
+	kernel owner
+	[ -s "$OWN/page_owner" ] || die "owner: no results (distro.sh owner-boot)"
+	python3 "$here/owner.py" --build "$out" --results "$OWN" \
+		--modroot "$modroot" >"$here/results/owner.txt" ||
+		die "owner: owner.py failed"
+	cat "$here/results/owner.txt"
+}
+
 results() { python3 "$here/results.py" results; }
 report() { python3 "$here/results.py" report; }
 
@@ -652,7 +710,7 @@ main() {
 		deps) deps ;;
 		config) deps; configure series || exit 1 ;;
 		build) deps; build series || exit 1 ;;
-		build-series|build-lean|build-base|build-ml) build "${stage#build-}" || exit 1 ;;
+		build-series|build-lean|build-base|build-ml|build-owner) build "${stage#build-}" || exit 1 ;;
 		config-arm64) deps; deps_arm64; configure arm64 || exit 1 ;;
 		build-arm64) deps; deps_arm64; build arm64 || exit 1 ;;
 		boot-arm64) boot_arm64 ;;
@@ -672,6 +730,9 @@ main() {
 			[0-9]*) containers "$1" || exit 1; shift ;;
 			*) containers || exit 1 ;;
 			esac ;;
+		owner) deps; owner_boot; owner_compare ;;
+		owner-boot) deps; owner_boot ;;
+		owner-compare) owner_compare ;;
 		compare-boot) boot_compare ;;
 		results) results ;;
 		report) report ;;
