@@ -11,6 +11,8 @@ Items (see scale/README.md):
   xcpu       kmalloc on one vCPU, kfree on the other (2 vCPUs)
   allocinfo  /proc/allocinfo read time with 1k, 2k, 10k, 50k module sites
   modload    load and unload time of a module with 2000 call sites
+  ioctl      one site fetched by file and line with the /proc/allocinfo
+             ioctl against the whole text read, at 4,000 and 50,000 sites
 
 Kernels are the benchmark kernels of the perf work tree (never built here):
 this series compiled out (q-off), compiled in and disabled by default
@@ -79,6 +81,24 @@ BASELINE = {"series": "off", "6.12": "ml-off"}
 SITES_N = (1, 100, 2000, 10000)
 ALLOCINFO_N = (1000, 2000, 10000, 50000)
 MODLOAD_N = 2000
+# The ioctl item's totals of call sites (vmlinux's and a module's): the
+# module is sized so that q-on has this many in all.
+IOCTL_TOTALS = (4000, 50000)
+
+
+def vmlinux_sites(kernel):
+    """Call sites of a kernel's vmlinux: its alloc_tags section / 40."""
+    sm = {}
+    with open(os.path.join(KERNELS[kernel], "System.map")) as f:
+        for line in f:
+            a, _t, n = line.split()[:3]
+            if n in ("__start_alloc_tags", "__stop_alloc_tags"):
+                sm[n] = int(a, 16)
+    return (sm["__stop_alloc_tags"] - sm["__start_alloc_tags"]) // 40
+
+
+IOCTL_N = tuple(t - vmlinux_sites("q-on") for t in IOCTL_TOTALS) \
+    if os.path.exists(os.path.join(KERNELS["q-on"], "System.map")) else ()
 
 # item: (configurations, cpus, memory MiB, modules, command line, timeout s)
 ITEMS = {
@@ -92,6 +112,9 @@ ITEMS = {
                   ["scale_tags_%d" % n for n in ALLOCINFO_N],
                   "scale_item=allocinfo scale_sites=%s" %
                   ",".join(map(str, ALLOCINFO_N)), 900),
+    "ioctl": (("on",), 1, 1024, ["scale_tags_%d" % n for n in IOCTL_N],
+              "scale_item=ioctl scale_sites=%s" % ",".join(map(str, IOCTL_N)),
+              1800),
     "modload": (("off", "dflt", "dflt1", "on", "on0", "ml-off", "ml-on0",
                  "ml-on1"), 1, 512,
                 ["scale_tags_%d" % MODLOAD_N],
@@ -178,6 +201,7 @@ def parse(item, text):
     """The figures of one boot."""
     r = {"fails": [], "kmsg": []}
     cur = None
+    at = []
     for line in text.splitlines():
         m = re.search(r"(SCALE-[A-Z-]+)\s?(.*)$", line)
         if not m:
@@ -209,6 +233,16 @@ def parse(item, text):
             cur["modlines"] = int(rest.split()[0])
         elif tag == "SCALE-SAMPLE" and cur is not None:
             cur["sample"] = rest
+        elif tag == "SCALE-IOCTLSET":
+            v = kv(rest)
+            cur = r.setdefault("ioctl", {}).setdefault(
+                str(v["sites"]), {"total": v["total"], "reads": [],
+                                  "first": [], "last": []})
+        elif tag == "SCALE-IOCTLAT" and cur is not None:
+            cur[rest.split()[0].split("=")[1] + "_site"] = rest.split()[1][5:]
+            at = cur[rest.split()[0].split("=")[1]]
+        elif tag == "SCALE-IOCTL" and cur is not None:
+            at.append(kv(rest))
         elif tag == "SCALE-MODLOAD":
             cur = {"round": kv(rest)["round"]}
             r.setdefault("modload", []).append(cur)
@@ -426,6 +460,39 @@ def report_allocinfo(runs, venue):
     return rows, notes
 
 
+def report_ioctl(runs, venue):
+    rows = ["| call sites in all | whole text read, us | ioctl, first site, "
+            "us | ioctl, last site, us | text / ioctl (first) | text / ioctl "
+            "(last) | boots |", "|---|---|---|---|---|---|---|"]
+    notes = []
+    for n in IOCTL_N:
+        rd, fi, la, total, bad = [], [], [], set(), 0
+        for r in ok_runs(runs, "ioctl", venue, "on"):
+            a = r.get("ioctl", {}).get(str(n))
+            if not a or not a["reads"] or not a["first"] or not a["last"]:
+                continue
+            total.add(a["total"])
+            for which in ("first", "last"):
+                want = int(a.get(which + "_site", "0:0").rsplit(":", 1)[1])
+                bad += sum(1 for x in a[which]
+                           if x["rc"] != 0 or x["line"] != want)
+            rd.append(min(x["ns"] for x in a["reads"]) / 1000.0)
+            fi.append(min(x["ns"] for x in a["first"]) / 1000.0)
+            la.append(min(x["ns"] for x in a["last"]) / 1000.0)
+        if not rd:
+            rows.append("| %d | not measured | | | | | 0 |" % n)
+            continue
+        if bad:
+            notes.append("%d ioctl calls at %s sites did not return the site "
+                         "asked for." % (bad, "/".join(map(str, total))))
+        m = statistics.median
+        rows.append("| %s | %s | %s | %s | %.0f | %.1f | %d |" % (
+            "/".join(map(str, sorted(total))), med(rd), med(fi), med(la),
+            m(rd) / m(fi), m(rd) / m(la), len(rd)))
+    notes += failures(runs, "ioctl", venue, "on")
+    return rows, notes
+
+
 def report_modload(runs, venue):
     rows = ["| configuration | load (all loads) | first load of each boot | "
             "added over baseline (all) | unload (all) | added over baseline "
@@ -487,6 +554,17 @@ ITEM_TEXT = {
                   "read\" includes the header and vmlinux's own sites; "
                   "\"module sites 0\" is the kernel alone.",
                   report_allocinfo),
+    "ioctl": ("One site by ioctl against the whole text",
+              "A module sized so that the kernel has 4,000 or 50,000 call "
+              "sites in all (each module site called once at load, its "
+              "object kept).  Whole text: /proc/allocinfo read to EOF as in "
+              "the allocinfo item.  ioctl: open, one ALLOCINFO_IOC_GET_AT "
+              "from position 0 filtered by file name and line, close; for "
+              "the first vmlinux site (the first record) and for the "
+              "module's last site (after every other record).  Fastest of "
+              "3 per boot, median (min-max) over boots; every ioctl must "
+              "return the site asked for.",
+              report_ioctl),
     "modload": ("Module load and unload with 2000 call sites",
                 "finit_module() of a module with 2000 kmalloc call sites "
                 "(none called: the module's init does nothing), then "
@@ -570,7 +648,7 @@ def report(data, items, venues):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--only", default="sites,xcpu,allocinfo,modload",
+    ap.add_argument("--only", default="sites,xcpu,allocinfo,modload,ioctl",
                     help="comma-separated items")
     ap.add_argument("--venues", default="icount,host")
     ap.add_argument("--rounds", type=int, default=2,
@@ -608,8 +686,10 @@ def main():
         data = json.load(open(jpath))
 
     if not args.report_only:
+        wanted = {CONFIGS[c][0] for i in items for c in ITEMS[i][0]
+                  if not args.configs or c in args.configs.split(",")}
         for k, d in KERNELS.items():
-            if not os.path.exists(os.path.join(d, IMAGE)):
+            if k in wanted and not os.path.exists(os.path.join(d, IMAGE)):
                 sys.exit("scale: %s not built (%s): run make bench first"
                          % (k, d))
         old = data.get("meta", {})

@@ -5,7 +5,7 @@
 # ../../qemu-run.sh; the modules and scale-tool are in /data).  Parameters
 # come from the kernel command line:
 #
-#   scale_item=sites|xcpu|allocinfo|modload
+#   scale_item=sites|xcpu|allocinfo|modload|ioctl
 #   scale_iter=N        iterations for the sites and xcpu modules
 #   scale_sites=A,B,..  site counts of the sites/allocinfo modules to load
 #   scale_loads=N       modload: load/unload rounds
@@ -77,6 +77,27 @@ allocinfo)
 		echo "SCALE-MODLINES $(grep -c "scale_tags_$n\]" /proc/allocinfo)"
 		grep -m 1 "scale_tags_$n\]" /proc/allocinfo | sed 's/^/SCALE-SAMPLE /'
 		$tool read /proc/allocinfo 3 || rc=1
+		$tool unload scale_tags_$n
+	done
+	;;
+ioctl)
+	# One site by file and line through the ioctl, against the whole
+	# text: the first vmlinux site (found at once) and the module's last
+	# (found after every other record), with the module loaded.
+	for n in $sites; do
+		out=$($tool load /data/scale_tags_$n.ko hold=1)
+		case $out in
+		*rc=0*) ;;
+		*) echo "SCALE-IOCTL-FAIL sites=$n"; kmsg_tail; continue ;;
+		esac
+		first=$(sed -n 3p /proc/allocinfo | awk '{print $3}')
+		last=$(grep "scale_tags_$n\]" /proc/allocinfo | tail -n 1 | awk '{print $3}')
+		echo "SCALE-IOCTLSET sites=$n total=$(($(wc -l </proc/allocinfo) - 2))"
+		$tool read /proc/allocinfo 3 || rc=1
+		echo "SCALE-IOCTLAT which=first site=$first"
+		$tool ioctl "${first%:*}" "${first##*:}" 3 || rc=1
+		echo "SCALE-IOCTLAT which=last site=$last"
+		$tool ioctl "${last%:*}" "${last##*:}" 3 || rc=1
 		$tool unload scale_tags_$n
 	done
 	;;

@@ -7,6 +7,12 @@
  *                                    read(), from open() to close()
  *   scale-tool load KO [PARAMS]      time finit_module() of KO, once
  *   scale-tool unload NAME           time delete_module(NAME)
+ *   scale-tool ioctl FILE LINE [REPEAT]
+ *                                    time fetching the site FILE:LINE of
+ *                                    /proc/allocinfo with the ioctl
+ *                                    (ALLOCINFO_IOC_GET_AT from position 0,
+ *                                    filtered by file name and line), from
+ *                                    open() to close(), as read does
  *
  * Each prints one line per measurement, with CLOCK_MONOTONIC nanoseconds
  * (under QEMU -icount shift=0: guest instructions):
@@ -14,6 +20,7 @@
  *   SCALE-READ ns=<ns> bytes=<n> lines=<n>
  *   SCALE-LOAD ns=<ns> rc=<0|-1> errno=<n>
  *   SCALE-UNLOAD ns=<ns> rc=<0|-1> errno=<n>
+ *   SCALE-IOCTL ns=<ns> rc=<0|-1> errno=<n> line=<line found>
  *
  * "load" calls finit_module() once only (busybox insmod falls back to
  * init_module() when it fails, running a module's init twice).  The exit
@@ -29,6 +36,8 @@
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/ioctl.h>
+#include "../../../../../include/uapi/linux/alloc_tag.h"
 
 #define BUFSZ	(64 * 1024)
 
@@ -106,6 +115,36 @@ static int do_unload(const char *name)
 	return 0;
 }
 
+static int do_ioctl(const char *file, unsigned long line, int repeat)
+{
+	static struct allocinfo_get_at q;
+	unsigned long long t0, t1;
+	size_t len = strlen(file), max = ALLOCINFO_STR_SIZE - 1;
+	int fd, r, rc, err;
+
+	for (r = 0; r < repeat; r++) {
+		memset(&q, 0, sizeof(q));
+		q.filter.mask = ALLOCINFO_FILTER_MASK_FILENAME |
+				ALLOCINFO_FILTER_MASK_LINENO;
+		/* The ABI keeps the last 63 characters of a long name. */
+		strcpy(q.filter.fields.filename, len > max ? file + len - max : file);
+		q.filter.fields.lineno = line;
+		t0 = now_ns();
+		fd = open("/proc/allocinfo", O_RDONLY);
+		if (fd < 0) {
+			perror("/proc/allocinfo");
+			return 1;
+		}
+		rc = ioctl(fd, ALLOCINFO_IOC_GET_AT, &q);
+		err = rc ? errno : 0;
+		close(fd);
+		t1 = now_ns();
+		printf("SCALE-IOCTL ns=%llu rc=%d errno=%d line=%llu\n", t1 - t0,
+		       rc, err, rc ? 0ULL : (unsigned long long)q.data.tag.lineno);
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	int ret = 2;
@@ -117,7 +156,10 @@ int main(int argc, char **argv)
 		ret = do_load(argv[2], argc > 3 ? argv[3] : "");
 	else if (argc == 3 && !strcmp(argv[1], "unload"))
 		ret = do_unload(argv[2]);
+	else if (argc >= 4 && !strcmp(argv[1], "ioctl"))
+		ret = do_ioctl(argv[2], strtoul(argv[3], NULL, 10),
+			       argc > 4 ? atoi(argv[4]) : 1);
 	else
-		fprintf(stderr, "usage: scale-tool read FILE [REPEAT] | load KO [PARAMS] | unload NAME\n");
+		fprintf(stderr, "usage: scale-tool read FILE [REPEAT] | load KO [PARAMS] | unload NAME | ioctl FILE LINE [REPEAT]\n");
 	return ret;
 }
