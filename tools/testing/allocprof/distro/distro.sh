@@ -60,7 +60,9 @@
 #                  arm64-on (=1) and arm64-off (=0, figures).  config-arm64,
 #                  build-arm64 and boot-arm64 run one part; arm64-base
 #                  builds and boots the pristine base with the same
-#                  configuration (Image only, virtio built in, as base)
+#                  configuration (Image only, virtio built in, as base);
+#                  arm64-lean builds the series as arm64-base is built and
+#                  boots it =0 (then switched on) and =1, as lean does
 #   containers [N] the containers use case (issue 36): build/distro booted
 #                  with the module set; distro/containers-guest.sh makes N
 #                  memory cgroups (200) that each mount a tmpfs and an
@@ -170,6 +172,11 @@ kernel() {
 		testmods=$B/distro-testmod-arm64 initmods=$B/distro-initmods-arm64
 		modroot=$B/distro-root-arm64
 		frags=("$here/configs/common.config" "$here/configs/series.config") ;;
+	arm64-lean)
+		out=$B/distro-arm64-lean src=$B/linux dcfg=$CFGA64 targets="Image"
+		arch=arm64 cross=aarch64-linux-gnu- image=arch/arm64/boot/Image
+		frags=("$here/configs/common.config" "$here/configs/builtin.config"
+			"$here/configs/series.config") ;;
 	arm64-base)
 		out=$B/distro-arm64-base src=$B/pristine/linux-source-6.1
 		dcfg=$CFGA64 targets="Image"
@@ -717,6 +724,9 @@ main() {
 		arm64) deps; deps_arm64; build arm64 || exit 1; boot_arm64 ;;
 		arm64-base) deps; deps_arm64; build arm64-base || exit 1
 			bootone arm64-base arm64-base "distro_mode=compare" ;;
+		arm64-lean) deps; deps_arm64; build arm64-lean || exit 1
+			bootone arm64-lean arm64-lean-off "sysctl.vm.mem_profiling=0 distro_mode=switch"
+			bootone arm64-lean arm64-lean-on "sysctl.vm.mem_profiling=1 distro_mode=compare" ;;
 		lean) deps; build lean && build base || exit 1
 			boot_lean; bootone base base "distro_mode=compare" ;;
 		compare-config) deps; configure base && configure ml || exit 1 ;;
