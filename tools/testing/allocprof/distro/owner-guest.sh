@@ -13,7 +13,7 @@
 [ -d /data/lib/modules ] && ln -s /data/lib /lib
 mount -t debugfs none /sys/kernel/debug 2>/dev/null
 PO=/sys/kernel/debug/page_owner
-check "page_owner is on" [ -r $PO ] && head -c 1 $PO | grep -q P
+check "page_owner is on" sh -c "head -c 1 $PO | grep -q P"
 check "profiling is on" [ "$(sysctl_val)" = 1 ]
 
 for m in $(sed 's/#.*//' /data/modules.list); do modprobe "$m" 2>/dev/null; done
@@ -85,7 +85,7 @@ t0=$(date +%s)
 # of the shell and of the files above are then in both.
 # page_owner returns one record per read and fails one that does not fit
 # the reader's buffer (ENOMEM): dd reads it a page at a time.
-dd if=$PO bs=4096 2>/dev/null | awk '
+dd if=$PO bs=4096 2>/tmp/dd.err | awk '
 /^Page allocated via order / {
 	o = $5; sub(/,/, "", o); n = 4096; while (o-- > 0) n *= 2; key = ""; next
 }
@@ -103,6 +103,8 @@ echo m >/proc/sysrq-trigger
 dmesg | grep 'alloc_tag: metadata:' | tail -1 >/tmp/out/metadata
 echo "page_owner: $(wc -l </tmp/out/page_owner) stacks, $(awk '{s += $1} END {printf "%d", s / 1048576}' /tmp/out/page_owner) MB in $(($(date +%s) - t0)) s"
 check "page_owner read" [ -s /tmp/out/page_owner ]
+check "page_owner read to the end (dd: $(grep -v records /tmp/dd.err | head -1))" \
+	[ -z "$(grep -v records /tmp/dd.err)" ]
 # The fourth disk (after ext4, xfs, btrfs) is distro.sh's blank one.
 out=/dev/vdd
 if blkid $out >/dev/null 2>&1; then

@@ -20,7 +20,9 @@
  *   SCALE-READ ns=<ns> bytes=<n> lines=<n>
  *   SCALE-LOAD ns=<ns> rc=<0|-1> errno=<n>
  *   SCALE-UNLOAD ns=<ns> rc=<0|-1> errno=<n>
- *   SCALE-IOCTL ns=<ns> rc=<0|-1> errno=<n> line=<line found>
+ *   SCALE-IOCTL ns=<ns> rc=<0|-1> errno=<n> line=<line> file=<file>
+ *                                    (the record found: the last 63
+ *                                    characters of its file name)
  *
  * "load" calls finit_module() once only (busybox insmod falls back to
  * init_module() when it fails, running a module's init twice).  The exit
@@ -139,8 +141,10 @@ static int do_ioctl(const char *file, unsigned long line, int repeat)
 		err = rc ? errno : 0;
 		close(fd);
 		t1 = now_ns();
-		printf("SCALE-IOCTL ns=%llu rc=%d errno=%d line=%llu\n", t1 - t0,
-		       rc, err, rc ? 0ULL : (unsigned long long)q.data.tag.lineno);
+		printf("SCALE-IOCTL ns=%llu rc=%d errno=%d line=%llu file=%s\n",
+		       t1 - t0, rc, err,
+		       rc ? 0ULL : (unsigned long long)q.data.tag.lineno,
+		       rc ? "-" : q.data.tag.filename);
 	}
 	return 0;
 }
