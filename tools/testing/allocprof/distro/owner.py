@@ -131,9 +131,14 @@ FUNC = re.compile(r'^([0-9a-f]+) <([^>]+)>:$')
 
 
 def vmlinux_refs(vmlinux, start, stop):
-    """{function: set of tag indexes} for vmlinux, by one disassembly."""
+    """{function: set of tag indexes} for vmlinux, by one disassembly.
+
+    A name that several static functions share is also keyed (name, size),
+    the size being the distance to the next symbol, as kallsyms gives it
+    in page_owner's "+off/size"."""
     refs = {}
     cur = None
+    seen = {}                           # name: [(address, tags)]
     # .init.text too: page_owner keeps the stacks of boot-time allocations
     # made by code that is freed once the kernel has booted.
     p = subprocess.Popen(['objdump', '-d', '--no-show-raw-insn', '-j', '.text',
@@ -144,6 +149,7 @@ def vmlinux_refs(vmlinux, start, stop):
             m = FUNC.match(line.rstrip())
             if m:
                 cur = m.group(2)
+                seen.setdefault(cur, []).append([int(m.group(1), 16), set()])
             continue
         # The instruction's own address comes first: skip it.
         text = line.split(':', 1)[1] if ':' in line else ''
@@ -156,7 +162,15 @@ def vmlinux_refs(vmlinux, start, stop):
             a = int(h, 16)
             if start <= a < stop and cur:
                 refs.setdefault(cur, set()).add((a - start) // TAG_SIZE)
+                seen[cur][-1][1].add((a - start) // TAG_SIZE)
     p.wait()
+    addrs = sorted(x[0] for v in seen.values() for x in v)
+    for name, v in seen.items():
+        if len(v) > 1:
+            for addr, tags in v:
+                i = bisect.bisect_right(addrs, addr)
+                if i < len(addrs):
+                    refs[(name, addrs[i] - addr)] = tags
     return refs
 
 
@@ -218,11 +232,11 @@ def read_allocinfo(path):
     return rows
 
 
-FRAME = re.compile(r'^(\S+?)\+0x([0-9a-f]+)/0x[0-9a-f]+(?:\s+\[(\S+)\])?$')
+FRAME = re.compile(r'^(\S+?)\+0x([0-9a-f]+)/0x([0-9a-f]+)(?:\s+\[(\S+)\])?$')
 
 
 def read_page_owner(path):
-    """[(bytes, blocks, [(module or '', symbol or raw text)])]."""
+    """[(bytes, blocks, [(module or '', symbol or raw text, size)])]."""
     stacks = []
     with open(path) as f:
         for line in f:
@@ -230,7 +244,8 @@ def read_page_owner(path):
             frames = []
             for fr in key.split('|')[1:]:
                 m = FRAME.match(fr.strip())
-                frames.append((m.group(3) or '', m.group(1)) if m else ('', fr.strip()))
+                frames.append((m.group(4) or '', m.group(1), int(m.group(3), 16))
+                              if m else ('', fr.strip(), 0))
             stacks.append((int(n), int(c), frames))
     return stacks
 
@@ -323,12 +338,13 @@ def main():
         for f, ts in module_refs(modtags[mod]).items():
             refs[(mod, f)] = {(mod, t) for t in ts if (mod, t) in rowof}
 
-    def tags_of(mod, sym):
-        t = set(refs.get((mod, sym), ()))
+    def tags_of(mod, sym, size=0):
+        t = set(refs.get((mod, (sym, size)), refs.get((mod, sym), ())))
         # A frame in f.cold is f's code; f's tags may be in either part.
-        b = base_name(sym)
-        for s in (b, b + '.cold'):
-            t |= refs.get((mod, s), set())
+        if sym.endswith('.cold'):
+            t |= refs.get((mod, sym[:-5]), set())
+        else:
+            t |= refs.get((mod, sym + '.cold'), set())
         return t
 
     # Resolve every stack.
@@ -346,7 +362,7 @@ def main():
         i = 0
         while i < len(frames) and ALLOCATOR.match(base_name(frames[i][1])):
             i += 1
-        first = frames[i] if i < len(frames) else ('', '(allocator only)')
+        first = frames[i] if i < len(frames) else ('', '(allocator only)', 0)
         j = i
         while j < len(frames) and not tags_of(*frames[j]):
             j += 1
@@ -432,7 +448,8 @@ def main():
               open(meta).read().strip().split('] ', 1)[-1])
     print(f'call sites: {nv} in vmlinux, {checked} in {len(modtags)} modules '
           'mapped to allocinfo rows (line numbers checked)')
-    print(f'functions whose code names a call site: {len(refs)}')
+    print('functions whose code names a call site: '
+          f'{sum(1 for k in refs if isinstance(k[1], str))}')
     print(f'stacks resolved to call sites: {total_po - unres} bytes '
           f'({100 * (total_po - unres) / total_po:.2f}%); unresolved {unres} bytes')
     print(f'  of which through a helper holding no call site: {walked_bytes} bytes')
