@@ -471,7 +471,10 @@ def report_ioctl(runs, venue):
             "us | ioctl, last site, us | text / ioctl (first) | text / ioctl "
             "(last) | boots |", "|---|---|---|---|---|---|---|"]
     notes = []
-    for n in IOCTL_N:
+    # The module sizes of the runs recorded, not of today's q-on.
+    sizes = sorted({int(k) for r in ok_runs(runs, "ioctl", venue, "on")
+                    for k in r.get("ioctl", {})}) or IOCTL_N
+    for n in sizes:
         rd, fi, la, total, bad = [], [], [], set(), 0
         for r in ok_runs(runs, "ioctl", venue, "on"):
             a = r.get("ioctl", {}).get(str(n))
