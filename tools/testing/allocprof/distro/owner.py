@@ -20,11 +20,11 @@ must equal its line's).
 When the first frame outside the page allocator holds no tag (a helper
 that charges its caller, such as vmalloc's page loop), the next frame up
 that holds one is taken, and the report says how many bytes that applied
-to and through which functions.  The walk stops at an initcall or the module
-loader (do_one_initcall, do_init_module, ...): above them a tag is not the
-allocation's.  Functions that share a tag (inlining can
-put one tag in several functions) and the tags they hold form one group;
-the two sides are compared per group:
+to and through which functions.  The walk stops at an initcall, the module
+loader or a worker (WALK_STOP): above them a tag is not the allocation's.
+Functions that share a tag (inlining can put one tag in several functions)
+and the tags they hold form one group; the two sides are compared per
+group:
 
   agree = sum over groups of min(page_owner bytes, allocinfo bytes)
 
