@@ -174,7 +174,8 @@ def vmlinux_refs(vmlinux, start, stop):
     return refs
 
 
-RELOC = re.compile(r'^\s*[0-9a-f]+: R_X86_64_(\w+)\s+(\S+?)(?:([+-]0x[0-9a-f]+))?$')
+RELOC = re.compile(r'^\s*([0-9a-f]+): R_X86_64_(\w+)\s+(\S+?)(?:([+-]0x[0-9a-f]+))?$')
+INSN = re.compile(r'^\s*([0-9a-f]+):\t')
 
 
 def module_refs(ko):
@@ -188,6 +189,10 @@ def module_refs(ko):
             syms[f[-1]] = int(f[0], 16)
     refs = {}
     cur = None
+    pending = None                      # a PC-relative reference's (at, off, func)
+
+    def add(func, off):
+        refs.setdefault(func, set()).add(off // TAG_SIZE)
     p = subprocess.Popen(['objdump', '-dr', '--no-show-raw-insn', ko],
                          stdout=subprocess.PIPE, text=True)
     for line in p.stdout:
@@ -196,20 +201,28 @@ def module_refs(ko):
             cur = m.group(2)
             continue
         m = RELOC.match(line)
-        if not m or not cur:
+        if not m:
+            i = INSN.match(line)
+            if i and pending:
+                # PC-relative: the CPU adds the address of the next
+                # instruction, which the addend counts from the field.
+                at, off, func = pending
+                add(func, off + int(i.group(1), 16) - at)
+                pending = None
             continue
-        sym, add = m.group(2), int(m.group(3) or '0', 16)
-        # A PC-relative reference's addend is less the 4 bytes of its
-        # field (the CPU adds them back).
-        if m.group(1) in ('PC32', 'PLT32'):
-            add += 4
+        if not cur:
+            continue
+        sym, addend = m.group(3), int(m.group(4) or '0', 16)
         if sym == 'alloc_tags':
-            off = add
+            off = addend
         elif sym in syms:
-            off = syms[sym] + add
+            off = syms[sym] + addend
         else:
             continue
-        refs.setdefault(cur, set()).add(off // TAG_SIZE)
+        if m.group(2) in ('PC32', 'PLT32'):
+            pending = (int(m.group(1), 16), off, cur)
+        else:
+            add(cur, off)
     p.wait()
     return refs
 
