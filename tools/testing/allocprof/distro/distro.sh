@@ -250,7 +250,7 @@ deps_arm64() {
 # target depends on it); this script never rewrites it.
 sources() {
 	case $1 in
-	series|arm64|arm64-base|lean|base)
+	series|owner|lean|base|arm64|arm64-lean|arm64-base)
 		[ -f "$src/Makefile" ] || die "$src missing: run make tree first" ;;
 	ml)
 		if [ ! -f "$ML_DIR/.unpacked" ]; then
@@ -432,11 +432,11 @@ testmod() {
 }
 
 # Disk images, new for every boot so that every boot starts alike.
-images() {
+images() { # images [EXT4_SIZE]: the ext4 disk's size, 256M by default
 	local d=$B/distro-img
 	mkdir -p "$d"
 	rm -f "$d"/*.img
-	truncate -s 256M "$d/ext4.img" && mkfs.ext4 -q -F -L dext4 "$d/ext4.img" ||
+	truncate -s "${1:-256M}" "$d/ext4.img" && mkfs.ext4 -q -F -L dext4 "$d/ext4.img" ||
 		die "mkfs.ext4 failed"
 	truncate -s 512M "$d/xfs.img" && mkfs.xfs -q -f -L dxfs "$d/xfs.img" >/dev/null ||
 		die "mkfs.xfs failed"
@@ -513,9 +513,11 @@ boot_series() {
 
 # The series built as the base is (bzImage, no modules): what compiled in
 # and off costs against the base, booted =0 (then switched on), and =1.
+# boot_lean [KIND]: lean (default) or arm64-lean, booted KIND-off and KIND-on.
 boot_lean() {
-	bootone lean lean-off "sysctl.vm.mem_profiling=0 distro_mode=switch"
-	bootone lean lean-on "sysctl.vm.mem_profiling=1 distro_mode=compare"
+	local k=${1:-lean}
+	bootone "$k" "$k-off" "sysctl.vm.mem_profiling=0 distro_mode=switch"
+	bootone "$k" "$k-on" "sysctl.vm.mem_profiling=1 distro_mode=compare"
 }
 
 boot_compare() {
@@ -643,12 +645,10 @@ owner_boot() {
 	build owner || exit 1
 	modset owner
 	kernel owner
-	images
-	local d=$B/distro-img
 	# ext4 holds the source tree, a 128 MB file and the overlay's copies.
-	rm -f "$d/ext4.img" && truncate -s 1G "$d/ext4.img" &&
-		mkfs.ext4 -q -F -L dext4 "$d/ext4.img" || die "mkfs.ext4 failed"
-	rm -f "$d/out.img" && truncate -s 64M "$d/out.img"
+	images 1G
+	local d=$B/distro-img
+	truncate -s 64M "$d/out.img"
 	say "owner: boot $out/$image with page_owner=on"
 	guestrun owner "$out/$image" "$here/owner-guest.sh" \
 		"page_owner=on sysctl.vm.mem_profiling=1" \
@@ -732,8 +732,7 @@ main() {
 		arm64-base) deps; deps_arm64; build arm64-base || exit 1
 			bootone arm64-base arm64-base "distro_mode=compare" ;;
 		arm64-lean) deps; deps_arm64; build arm64-lean || exit 1
-			bootone arm64-lean arm64-lean-off "sysctl.vm.mem_profiling=0 distro_mode=switch"
-			bootone arm64-lean arm64-lean-on "sysctl.vm.mem_profiling=1 distro_mode=compare" ;;
+			boot_lean arm64-lean ;;
 		lean) deps; build lean && build base || exit 1
 			boot_lean; bootone base base "distro_mode=compare" ;;
 		compare-config) deps; configure base && configure ml || exit 1 ;;

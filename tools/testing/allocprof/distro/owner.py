@@ -136,9 +136,8 @@ def vmlinux_refs(vmlinux, start, stop):
     A name that several static functions share is also keyed (name, size),
     the size being the distance to the next symbol, as kallsyms gives it
     in page_owner's "+off/size"."""
-    refs = {}
     cur = None
-    seen = {}                           # name: [(address, tags)]
+    seen = {}                           # name: [[address, tags], ...]
     # .init.text too: page_owner keeps the stacks of boot-time allocations
     # made by code that is freed once the kernel has booted.
     p = subprocess.Popen(['objdump', '-d', '--no-show-raw-insn', '-j', '.text',
@@ -161,12 +160,13 @@ def vmlinux_refs(vmlinux, start, stop):
         for h in HEXADDR.findall(text):
             a = int(h, 16)
             if start <= a < stop and cur:
-                refs.setdefault(cur, set()).add((a - start) // TAG_SIZE)
                 seen[cur][-1][1].add((a - start) // TAG_SIZE)
     p.wait()
+    refs = {name: set().union(*(tags for _a, tags in v))
+            for name, v in seen.items() if any(tags for _a, tags in v)}
     addrs = sorted(x[0] for v in seen.values() for x in v)
     for name, v in seen.items():
-        if len(v) > 1:
+        if len(v) > 1 and name in refs:
             for addr, tags in v:
                 i = bisect.bisect_right(addrs, addr)
                 if i < len(addrs):
