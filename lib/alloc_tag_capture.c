@@ -7,53 +7,47 @@
  * memory was allocated.  Here an operator selects one or a few call sites
  * (debugfs: allocinfo/capture); from then on every allocation charged to a
  * selected site also records its call stack, and allocinfo/stacks lists
- * each site's distinct stacks with the bytes and calls they still hold.
+ * each live object's site, stack and bytes, and each stack's frames once.
+ * Summing, merging by function and sorting are left to userspace
+ * (tools/vm/allocinfo stacks).
  *
  * Design:
  *
  * - A selected tag has ALLOC_TAG_CAPTURE and its site's number in
  *   codetag.flags.  The hooks (<linux/alloc_tag_capture.h>) test a static
- *   key, then that flag, and only then call in here.  Nothing else is
- *   touched for the sites that are not selected.
- * - The records live in a pool allocated when the first site is selected
- *   and sized by the cap, freed when the last one is deselected: the hooks
- *   never allocate records, so they work in any context, interrupts
- *   included, and records past the cap are counted as dropped.  A record
- *   per live object (keyed by the object's address, its struct page for
- *   pages, its per-CPU address for per-CPU memory) points to an aggregate
- *   per (site, stack) that holds the live bytes and calls of that stack.
- *   Both are found through hash tables of 32-bit indices.  One raw
- *   spinlock, taken with interrupts off, protects all of it; nothing is
- *   allocated, printed or called out under it.
- * - The stack is saved and handed to stackdepot before the lock is taken.
- *   The frames of the allocator itself are left out, so that a stack
- *   starts at the function that contains the selected line (for slab
- *   objects, the return address that the slab allocator was given; for
- *   pages and per-CPU memory, the frame after the outermost allocator
- *   entry point, told by its address: in_noprof_functions()).
+ *   key, then that flag, and only then call in here.
+ * - The records live in a pool allocated with the first selected site and
+ *   sized by the cap, freed with the last one: the hooks never allocate a
+ *   record, so they work in any context, and an object past the cap is
+ *   counted as dropped.  A record per live object, keyed by its address
+ *   (its struct page for pages, its per-CPU address for per-CPU memory),
+ *   holds its site, bytes and stackdepot handle, and is found through a
+ *   hash table of 32-bit indices.  One raw spinlock, taken with interrupts
+ *   off, protects the pool; each hook does O(1) work under it, and what
+ *   walks the pool (deselection, reading) drops it every CAPTURE_STEP
+ *   slots.
+ * - The stack is saved and handed to stackdepot before the lock is taken,
+ *   without the allocator's own frames: it starts at the function that
+ *   holds the selected line (in_noprof_functions(), or for slab objects
+ *   the return address the slab allocator was given).
  * - stackdepot may allocate a page, which is charged to its own line in
- *   lib/stackdepot.c.  Should that line (or any other reached from here)
- *   be selected, the nested capture is refused by a per-CPU guard with a
- *   bit per context level (task, softirq, hardirq), and counted as
- *   dropped: capture never recurses, and an interrupt that allocates
- *   while a task captures is still captured.
- * - Deselecting clears the flags first, then drops the site's records
- *   under the lock; the hooks check the flag again under the lock, so no
- *   record is added for a site after it was dropped.
- * - Module tags: when the tags of a module are released (unload with
- *   nothing live, or later, once its last allocation is freed), a site
- *   among them is deselected.
+ *   lib/stackdepot.c.  Should that line be selected, the nested capture is
+ *   refused by a per-CPU guard with a bit per context level (task,
+ *   softirq, hardirq) and counted as dropped: capture never recurses, and
+ *   an interrupt that allocates while a task captures is still captured.
+ * - Deselecting clears the tags' flags first, then drops the site's
+ *   records; the hooks check the site again under the lock, so no record
+ *   is added for a site after it was dropped.  A site among a module's
+ *   tags is deselected when those tags are released.
  */
 #define pr_fmt(fmt) "alloc_tag: capture: " fmt
 
 #include <linux/alloc_tag_capture.h>
 #include <linux/capability.h>
 #include <linux/codetag.h>
-#include <linux/ctype.h>
 #include <linux/debugfs.h>
 #include <linux/hash.h>
 #include <linux/init.h>
-#include <linux/kallsyms.h>
 #include <linux/kasan.h>
 #include <linux/log2.h>
 #include <linux/mm.h>
@@ -64,13 +58,12 @@
 #include <linux/sched.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
-#include <linux/sort.h>
 #include <linux/spinlock.h>
 #include <linux/stackdepot.h>
 #include <linux/stacktrace.h>
 #include <linux/string.h>
 #include <linux/uaccess.h>
-#include <linux/vmalloc.h>
+#include <linux/xarray.h>
 
 DEFINE_STATIC_KEY_FALSE(alloc_tag_capture_key);
 
@@ -79,11 +72,7 @@ DEFINE_STATIC_KEY_FALSE(alloc_tag_capture_key);
 #define CAPTURE_KEEP_FRAMES	16
 /* Context levels that capture: task, softirq, hardirq (not NMI). */
 #define CAPTURE_LEVELS		3
-/*
- * What deselection and the snapshot do per hold of capture_lock: hash
- * buckets emptied, or stacks copied.  Each is a few memory accesses, so
- * that interrupts are never off for long whatever the cap.
- */
+/* Pool slots or hash buckets visited per hold of capture_lock. */
 #define CAPTURE_STEP		256
 
 #define CAPTURE_DEFAULT_CAP	4096
@@ -92,34 +81,21 @@ DEFINE_STATIC_KEY_FALSE(alloc_tag_capture_key);
 #define CAPTURE_NIL		U32_MAX
 #define CAPTURE_CMD_MAX		512
 
-/* One live object of a selected site. */
+/* One live object of a selected site; a free slot has key 0. */
 struct capture_rec {
 	unsigned long key;
 	unsigned long bytes;
-	u32 next;		/* in its hash chain, or in the free list */
-	u32 stack;		/* its aggregate */
-};
-
-/* What the live objects of one (site, stack) hold. */
-struct capture_stack {
-	s64 bytes;
-	s64 calls;		/* also the number of records pointing here */
 	depot_stack_handle_t handle;
 	u32 next;		/* in its hash chain, or in the free list */
 	u8 site;
-	bool used;
 };
 
 /* Everything the hooks touch, allocated with the first selected site. */
 struct capture_pool {
 	struct capture_rec *recs;
-	struct capture_stack *stacks;
-	u32 *rec_hash;
-	u32 *stack_hash;
-	u32 nr_recs, nr_stacks;
-	unsigned int rec_bits, stack_bits;
-	u32 rec_free, stack_free;
-	u32 recs_used, stacks_used;
+	u32 *hash;
+	unsigned int bits;
+	u32 nr, free, used;
 	/* Per CPU, the frames of a capture at each context level. */
 	unsigned long (__percpu *frames)[CAPTURE_LEVELS][CAPTURE_SAVE_FRAMES];
 	size_t bytes;
@@ -136,8 +112,8 @@ struct capture_site {
 	unsigned int nr_tags;
 	/* under capture_lock */
 	u64 dropped;
+	u64 bytes;
 	u32 records;
-	u32 stacks;
 };
 
 /* Selection: the sites, the cap, the pool pointer. */
@@ -160,20 +136,13 @@ static DEFINE_PER_CPU(u8, capture_busy);
 /* ---------------------------------------------------------------------- */
 /* The pool                                                                */
 
-static u32 capture_stacks_for(u32 cap)
-{
-	return max_t(u32, CAPTURE_MIN_CAP, cap / 4);
-}
-
 static void capture_pool_free(struct capture_pool *pool)
 {
 	if (!pool)
 		return;
 	free_percpu(pool->frames);
 	kvfree(pool->recs);
-	kvfree(pool->stacks);
-	kvfree(pool->rec_hash);
-	kvfree(pool->stack_hash);
+	kvfree(pool->hash);
 	kfree(pool);
 }
 
@@ -181,56 +150,42 @@ static void capture_pool_free(struct capture_pool *pool)
 static struct capture_pool *capture_pool_alloc(u32 cap)
 {
 	struct capture_pool *pool = kzalloc(sizeof(*pool), GFP_KERNEL);
-	u32 i, nr_rec_hash, nr_stack_hash;
+	u32 i;
 
 	if (!pool)
 		return NULL;
-	pool->nr_recs = cap;
-	pool->nr_stacks = capture_stacks_for(cap);
-	pool->rec_bits = ilog2(roundup_pow_of_two(pool->nr_recs));
-	pool->stack_bits = ilog2(roundup_pow_of_two(pool->nr_stacks));
-	nr_rec_hash = 1U << pool->rec_bits;
-	nr_stack_hash = 1U << pool->stack_bits;
-	pool->recs = kvmalloc_array(pool->nr_recs, sizeof(*pool->recs),
-				    GFP_KERNEL);
-	pool->stacks = kvcalloc(pool->nr_stacks, sizeof(*pool->stacks),
-				GFP_KERNEL);
-	pool->rec_hash = kvmalloc_array(nr_rec_hash, sizeof(u32), GFP_KERNEL);
-	pool->stack_hash = kvmalloc_array(nr_stack_hash, sizeof(u32),
-					  GFP_KERNEL);
+	pool->nr = cap;
+	pool->bits = ilog2(roundup_pow_of_two(cap));
+	pool->recs = kvcalloc(cap, sizeof(*pool->recs), GFP_KERNEL);
+	pool->hash = kvmalloc_array(1U << pool->bits, sizeof(u32), GFP_KERNEL);
 	pool->frames = alloc_percpu(typeof(*pool->frames));
-	if (!pool->recs || !pool->stacks || !pool->rec_hash ||
-	    !pool->stack_hash || !pool->frames) {
+	if (!pool->recs || !pool->hash || !pool->frames) {
 		capture_pool_free(pool);
 		return NULL;
 	}
-	memset(pool->rec_hash, 0xff, nr_rec_hash * sizeof(u32));
-	memset(pool->stack_hash, 0xff, nr_stack_hash * sizeof(u32));
-	for (i = 0; i < pool->nr_recs; i++)
-		pool->recs[i].next = i + 1 < pool->nr_recs ? i + 1 : CAPTURE_NIL;
-	for (i = 0; i < pool->nr_stacks; i++)
-		pool->stacks[i].next = i + 1 < pool->nr_stacks ?
-				       i + 1 : CAPTURE_NIL;
-	pool->rec_free = 0;
-	pool->stack_free = 0;
-	pool->bytes = sizeof(*pool) +
-		      pool->nr_recs * sizeof(*pool->recs) +
-		      pool->nr_stacks * sizeof(*pool->stacks) +
-		      (nr_rec_hash + nr_stack_hash) * sizeof(u32) +
+	memset(pool->hash, 0xff, sizeof(u32) << pool->bits);
+	for (i = 0; i < cap; i++)
+		pool->recs[i].next = i + 1 < cap ? i + 1 : CAPTURE_NIL;
+	pool->bytes = sizeof(*pool) + cap * sizeof(*pool->recs) +
+		      (sizeof(u32) << pool->bits) +
 		      num_possible_cpus() * sizeof(*pool->frames);
 	return pool;
 }
 
 static u32 *rec_bucket(struct capture_pool *pool, unsigned long key)
 {
-	return &pool->rec_hash[hash_long(key, pool->rec_bits)];
+	return &pool->hash[hash_long(key, pool->bits)];
 }
 
-static u32 *stack_bucket(struct capture_pool *pool, unsigned int site,
-			 depot_stack_handle_t handle)
+/* The record with @key: its index, or CAPTURE_NIL. */
+static u32 rec_find(struct capture_pool *pool, unsigned long key)
 {
-	return &pool->stack_hash[hash_32(handle ^ (site * GOLDEN_RATIO_32),
-					 pool->stack_bits)];
+	u32 i;
+
+	for (i = *rec_bucket(pool, key); i != CAPTURE_NIL; i = pool->recs[i].next)
+		if (pool->recs[i].key == key)
+			break;
+	return i;
 }
 
 /* Unlink the record with @key; return its index or CAPTURE_NIL. */
@@ -239,8 +194,7 @@ static u32 rec_unlink(struct capture_pool *pool, unsigned long key)
 	u32 *link = rec_bucket(pool, key);
 	u32 i;
 
-	for (i = *link; i != CAPTURE_NIL; link = &pool->recs[i].next,
-	     i = *link) {
+	for (i = *link; i != CAPTURE_NIL; link = &pool->recs[i].next, i = *link) {
 		if (pool->recs[i].key == key) {
 			*link = pool->recs[i].next;
 			return i;
@@ -257,116 +211,71 @@ static void rec_link(struct capture_pool *pool, u32 i)
 	*bucket = i;
 }
 
-static void stack_account(struct capture_pool *pool, struct capture_stack *st,
-			  s64 bytes, s64 calls)
-{
-	st->bytes += bytes;
-	st->calls += calls;
-}
-
-static void stack_release(struct capture_pool *pool, u32 i);
-
-/*
- * Give back an unlinked record and what it held; its stack too, once no
- * record points to it (its calls are the number of those).
- */
+/* Give back an unlinked record and what it held. */
 static void rec_release(struct capture_pool *pool, u32 i)
 {
 	struct capture_rec *rec = &pool->recs[i];
-	struct capture_stack *st = &pool->stacks[rec->stack];
 
-	stack_account(pool, st, -(s64)rec->bytes, -1);
-	capture_sites[st->site].records--;
-	rec->next = pool->rec_free;
-	pool->rec_free = i;
-	pool->recs_used--;
-	if (!st->calls)
-		stack_release(pool, rec->stack);
+	capture_sites[rec->site].records--;
+	capture_sites[rec->site].bytes -= rec->bytes;
+	rec->key = 0;
+	rec->next = pool->free;
+	pool->free = i;
+	pool->used--;
 }
 
-static void stack_unlink(struct capture_pool *pool, u32 i)
+/* Drop the record of @key if there is one. */
+static void rec_drop(struct capture_pool *pool, unsigned long key)
 {
-	struct capture_stack *st = &pool->stacks[i];
-	u32 *link = stack_bucket(pool, st->site, st->handle);
+	u32 i = rec_unlink(pool, key);
 
-	while (*link != i)
-		link = &pool->stacks[*link].next;
-	*link = st->next;
+	if (i != CAPTURE_NIL)
+		rec_release(pool, i);
 }
 
-/* Forget a stack that no record points to. */
-static void stack_release(struct capture_pool *pool, u32 i)
+/* Record @key for @site, replacing a stale record; or count it dropped. */
+static void rec_add(struct capture_pool *pool, unsigned int site,
+		    unsigned long key, unsigned long bytes,
+		    depot_stack_handle_t handle)
 {
-	struct capture_stack *st = &pool->stacks[i];
-
-	stack_unlink(pool, i);
-	capture_sites[st->site].stacks--;
-	st->used = false;
-	st->next = pool->stack_free;
-	pool->stack_free = i;
-	pool->stacks_used--;
-}
-
-/*
- * The aggregate of (@site, @handle), created if need be; CAPTURE_NIL if
- * none is left.  A stack whose objects were all freed is released then
- * (rec_release()), so nothing here scans for one to reuse.
- */
-static u32 stack_get(struct capture_pool *pool, unsigned int site,
-		     depot_stack_handle_t handle)
-{
-	u32 *bucket = stack_bucket(pool, site, handle);
-	struct capture_stack *st;
+	struct capture_rec *rec;
 	u32 i;
 
-	for (i = *bucket; i != CAPTURE_NIL; i = pool->stacks[i].next) {
-		st = &pool->stacks[i];
-		if (st->site == site && st->handle == handle)
-			return i;
+	rec_drop(pool, key);
+	i = pool->free;
+	if (i == CAPTURE_NIL) {
+		capture_sites[site].dropped++;
+		return;
 	}
-	i = pool->stack_free;
-	if (i == CAPTURE_NIL)
-		return CAPTURE_NIL;
-	st = &pool->stacks[i];
-	pool->stack_free = st->next;
-	pool->stacks_used++;
-	st->used = true;
-	st->bytes = 0;
-	st->calls = 0;
-	st->site = site;
-	st->handle = handle;
-	bucket = stack_bucket(pool, site, handle);
-	st->next = *bucket;
-	*bucket = i;
-	capture_sites[site].stacks++;
-	return i;
+	rec = &pool->recs[i];
+	pool->free = rec->next;
+	pool->used++;
+	rec->key = key;
+	rec->bytes = bytes;
+	rec->handle = handle;
+	rec->site = site;
+	rec_link(pool, i);
+	capture_sites[site].records++;
+	capture_sites[site].bytes += bytes;
 }
 
 /*
- * Drop the records of @site, which the hooks no longer touch, and with
- * them its stacks: CAPTURE_STEP hash buckets per hold of capture_lock.
- * Under capture_mutex, which keeps the pool.
+ * Drop the records of @site, which the hooks no longer touch:
+ * CAPTURE_STEP slots per hold of capture_lock.  Under capture_mutex,
+ * which keeps the pool.
  */
 static void capture_drop_site_records(struct capture_pool *pool,
 				      unsigned int site)
 {
-	u32 b = 0, end, i, *link;
 	unsigned long flags;
+	u32 i = 0, end;
 
-	while (pool && b < (1U << pool->rec_bits)) {
-		end = min(b + CAPTURE_STEP, 1U << pool->rec_bits);
+	while (pool && i < pool->nr) {
+		end = min(i + CAPTURE_STEP, pool->nr);
 		raw_spin_lock_irqsave(&capture_lock, flags);
-		for (; b < end; b++) {
-			link = &pool->rec_hash[b];
-			while ((i = *link) != CAPTURE_NIL) {
-				if (pool->stacks[pool->recs[i].stack].site == site) {
-					*link = pool->recs[i].next;
-					rec_release(pool, i);
-				} else {
-					link = &pool->recs[i].next;
-				}
-			}
-		}
+		for (; i < end; i++)
+			if (pool->recs[i].key && pool->recs[i].site == site)
+				rec_drop(pool, pool->recs[i].key);
 		raw_spin_unlock_irqrestore(&capture_lock, flags);
 		cond_resched();
 	}
@@ -389,18 +298,6 @@ static int capture_site_locked(struct alloc_tag *tag)
 		return -1;
 	site = (flags & ALLOC_TAG_CAPTURE_SITE) >> ALLOC_TAG_CAPTURE_SITE_SHIFT;
 	return capture_sites[site].used ? site : -1;
-}
-
-static void capture_count_dropped(struct alloc_tag *tag)
-{
-	unsigned long flags;
-	int site;
-
-	raw_spin_lock_irqsave(&capture_lock, flags);
-	site = capture_site_locked(tag);
-	if (site >= 0)
-		capture_sites[site].dropped++;
-	raw_spin_unlock_irqrestore(&capture_lock, flags);
 }
 
 /*
@@ -430,21 +327,6 @@ static unsigned int capture_trim(unsigned long *entries, unsigned int n,
 	return 0;
 }
 
-static bool capture_enter(u8 *bit)
-{
-	*bit = BIT(interrupt_context_level());
-	if (__this_cpu_read(capture_busy) & *bit)
-		return false;
-	/* An interrupt restores what it changes: no atomic needed. */
-	__this_cpu_or(capture_busy, *bit);
-	return true;
-}
-
-static void capture_exit(u8 bit)
-{
-	__this_cpu_and(capture_busy, ~bit);
-}
-
 /**
  * __alloc_tag_capture_add() - record the stack of a new object
  * @tag: the selected tag it was charged to
@@ -462,13 +344,12 @@ static void capture_exit(u8 bit)
 void __cold __alloc_tag_capture_add(struct alloc_tag *tag, unsigned long key,
 				    unsigned long bytes, unsigned long caller)
 {
+	depot_stack_handle_t handle = 0;
 	struct capture_pool *pool;
-	depot_stack_handle_t handle;
 	unsigned long *entries;
 	unsigned int n, start;
 	unsigned long flags;
-	struct capture_stack *st;
-	u32 i, s, old;
+	bool nested;
 	int site;
 	u8 bit;
 
@@ -486,53 +367,37 @@ void __cold __alloc_tag_capture_add(struct alloc_tag *tag, unsigned long key,
 	pool = READ_ONCE(capture_pool);
 	if (!pool)
 		goto enable;
-	if (!capture_enter(&bit)) {
-		/* Reached from our own stackdepot allocation. */
-		capture_count_dropped(tag);
-		goto enable;
+	/* Set: reached from our own stackdepot allocation. */
+	bit = BIT(interrupt_context_level());
+	nested = __this_cpu_read(capture_busy) & bit;
+	if (!nested) {
+		/* An interrupt restores what it changes: no atomic needed. */
+		__this_cpu_or(capture_busy, bit);
+		/* Off the stack: the hook may run deep in an allocation. */
+		entries = (*this_cpu_ptr(pool->frames))[interrupt_context_level()];
+		n = stack_trace_save(entries, CAPTURE_SAVE_FRAMES, 0);
+		n = filter_irq_stacks(entries, n);
+		start = capture_trim(entries, n, caller);
+		/*
+		 * On PREEMPT_RT the page allocator's locks sleep, and we run
+		 * with preemption off: stackdepot may then only use the room
+		 * it has.
+		 */
+		handle = __stack_depot_save(entries + start,
+					    min_t(unsigned int, n - start,
+						  CAPTURE_KEEP_FRAMES), 0,
+					    GFP_NOWAIT | __GFP_NOWARN,
+					    !IS_ENABLED(CONFIG_PREEMPT_RT));
 	}
-	/* Off the stack: the hook may run deep in an allocation, or in an IRQ. */
-	entries = (*this_cpu_ptr(pool->frames))[interrupt_context_level()];
-	n = stack_trace_save(entries, CAPTURE_SAVE_FRAMES, 0);
-	n = filter_irq_stacks(entries, n);
-	start = capture_trim(entries, n, caller);
-	/*
-	 * On PREEMPT_RT the page allocator's locks sleep, and we run with
-	 * preemption off: stackdepot may then only use the room it has.
-	 */
-	handle = __stack_depot_save(entries + start,
-				    min_t(unsigned int, n - start,
-					  CAPTURE_KEEP_FRAMES), 0,
-				    GFP_NOWAIT | __GFP_NOWARN,
-				    !IS_ENABLED(CONFIG_PREEMPT_RT));
-
 	raw_spin_lock_irqsave(&capture_lock, flags);
 	site = capture_site_locked(tag);
-	if (site < 0)
-		goto out;
-	pool = capture_pool;
-	/* A record left for this key would be stale: replace it. */
-	old = rec_unlink(pool, key);
-	if (old != CAPTURE_NIL)
-		rec_release(pool, old);
-	i = pool->rec_free;
-	s = i == CAPTURE_NIL ? CAPTURE_NIL : stack_get(pool, site, handle);
-	if (s == CAPTURE_NIL) {
+	if (site >= 0 && nested)
 		capture_sites[site].dropped++;
-		goto out;
-	}
-	pool->rec_free = pool->recs[i].next;
-	pool->recs_used++;
-	pool->recs[i].key = key;
-	pool->recs[i].bytes = bytes;
-	pool->recs[i].stack = s;
-	rec_link(pool, i);
-	st = &pool->stacks[s];
-	stack_account(pool, st, bytes, 1);
-	capture_sites[site].records++;
-out:
+	else if (site >= 0)
+		rec_add(capture_pool, site, key, bytes, handle);
 	raw_spin_unlock_irqrestore(&capture_lock, flags);
-	capture_exit(bit);
+	if (!nested)
+		__this_cpu_and(capture_busy, ~bit);
 enable:
 	preempt_enable();
 }
@@ -563,15 +428,11 @@ void __cold __alloc_tag_capture_page_sub(struct page *page,
 void __cold __alloc_tag_capture_sub(struct alloc_tag *tag, unsigned long key)
 {
 	unsigned long flags;
-	u32 i;
 
 	key = (unsigned long)kasan_reset_tag((void *)key);
 	raw_spin_lock_irqsave(&capture_lock, flags);
-	if (capture_site_locked(tag) >= 0) {
-		i = rec_unlink(capture_pool, key);
-		if (i != CAPTURE_NIL)
-			rec_release(capture_pool, i);
-	}
+	if (capture_site_locked(tag) >= 0)
+		rec_drop(capture_pool, key);
 	raw_spin_unlock_irqrestore(&capture_lock, flags);
 }
 
@@ -581,13 +442,11 @@ void __cold __alloc_tag_capture_sub(struct alloc_tag *tag, unsigned long key)
  * @page: its first page
  * @nr: its number of pages
  *
- * Each page gets a record of its own, with its share of the bytes and one
- * call, as the tag gets one call per page.  The other pages' shares leave
- * the block's record and stack first, and each comes back with its page's
- * record, one page per hold of capture_lock (a block can have 1024); a
- * page that gets no record (none left, or the site went meanwhile) is
- * counted as dropped, so the stack never keeps bytes that no record will
- * give back.
+ * Each page gets a record of its own, with its share of the bytes and the
+ * block's stack, as the tag gets one call per page: the first page's
+ * record keeps its share, and each other page gets its record in a hold
+ * of capture_lock of its own (a block can have 1024 pages), or is counted
+ * as dropped.
  *
  * Context: any context.
  */
@@ -597,54 +456,28 @@ void __cold __alloc_tag_capture_page_split(struct alloc_tag *tag,
 	depot_stack_handle_t handle = 0;
 	struct capture_pool *pool = NULL;
 	unsigned long flags, each = 0;
-	struct capture_stack *st;
+	struct capture_rec *rec;
 	unsigned int k;
-	u32 i, j, s = CAPTURE_NIL;
 	int site;
+	u32 i;
 
 	raw_spin_lock_irqsave(&capture_lock, flags);
 	site = capture_site_locked(tag);
-	if (site >= 0) {
+	i = site < 0 ? CAPTURE_NIL : rec_find(capture_pool, (unsigned long)page);
+	if (i != CAPTURE_NIL) {
 		pool = capture_pool;
-		i = rec_unlink(pool, (unsigned long)page);
-		if (i != CAPTURE_NIL) {
-			rec_link(pool, i);
-			s = pool->recs[i].stack;
-			each = pool->recs[i].bytes / nr;
-			pool->recs[i].bytes -= each * (nr - 1);
-			stack_account(pool, &pool->stacks[s],
-				      -(s64)each * (nr - 1), 0);
-			handle = pool->stacks[s].handle;
-		}
+		rec = &pool->recs[i];
+		each = rec->bytes / nr;
+		capture_sites[site].bytes -= rec->bytes - each;
+		rec->bytes = each;
+		handle = rec->handle;
 	}
 	raw_spin_unlock_irqrestore(&capture_lock, flags);
-	for (k = 1; s != CAPTURE_NIL && k < nr; k++) {
-		unsigned long key = (unsigned long)nth_page(page, k);
-
+	for (k = 1; pool && k < nr; k++) {
 		raw_spin_lock_irqsave(&capture_lock, flags);
-		st = &pool->stacks[s];
-		/* The stack went (its records were freed) or is another. */
-		if (capture_site_locked(tag) != site || capture_pool != pool ||
-		    !st->used || st->site != site || st->handle != handle) {
-			raw_spin_unlock_irqrestore(&capture_lock, flags);
-			break;
-		}
-		j = rec_unlink(pool, key);
-		if (j != CAPTURE_NIL)
-			rec_release(pool, j);
-		j = st->used ? pool->rec_free : CAPTURE_NIL;
-		if (j == CAPTURE_NIL) {
-			capture_sites[site].dropped++;
-		} else {
-			pool->rec_free = pool->recs[j].next;
-			pool->recs_used++;
-			pool->recs[j].key = key;
-			pool->recs[j].bytes = each;
-			pool->recs[j].stack = s;
-			rec_link(pool, j);
-			stack_account(pool, st, each, 1);
-			capture_sites[site].records++;
-		}
+		if (capture_site_locked(tag) == site && capture_pool == pool)
+			rec_add(pool, site, (unsigned long)nth_page(page, k),
+				each, handle);
 		raw_spin_unlock_irqrestore(&capture_lock, flags);
 	}
 }
@@ -662,21 +495,17 @@ void __cold __alloc_tag_capture_page_move(struct alloc_tag *tag,
 {
 	struct capture_pool *pool;
 	unsigned long flags;
-	u32 i, old;
+	u32 i;
 
 	raw_spin_lock_irqsave(&capture_lock, flags);
-	if (capture_site_locked(tag) < 0)
-		goto out;
 	pool = capture_pool;
-	i = rec_unlink(pool, (unsigned long)src);
-	if (i == CAPTURE_NIL)
-		goto out;
-	old = rec_unlink(pool, (unsigned long)dst);
-	if (old != CAPTURE_NIL)
-		rec_release(pool, old);
-	pool->recs[i].key = (unsigned long)dst;
-	rec_link(pool, i);
-out:
+	i = capture_site_locked(tag) < 0 ? CAPTURE_NIL :
+	    rec_unlink(pool, (unsigned long)src);
+	if (i != CAPTURE_NIL) {
+		rec_drop(pool, (unsigned long)dst);
+		pool->recs[i].key = (unsigned long)dst;
+		rec_link(pool, i);
+	}
 	raw_spin_unlock_irqrestore(&capture_lock, flags);
 }
 
@@ -687,9 +516,8 @@ out:
  *
  * __free_pages() of a non-compound block frees the other pages at once if
  * the first one has another reference, and the first one when that goes.
- * Whichever happens, the block's record is left with the first page's
- * share, and the rest leaves its stack now; the free of the first page
- * (or of the whole block) then releases what the record still holds.
+ * Whichever happens, the block's record keeps only the first page's
+ * share; the free of the first page (or of the whole block) releases it.
  *
  * Context: any context.
  */
@@ -702,37 +530,31 @@ void __cold __alloc_tag_capture_page_detach(struct alloc_tag *tag,
 	u32 i;
 
 	raw_spin_lock_irqsave(&capture_lock, flags);
-	if (capture_site_locked(tag) < 0)
-		goto out;
 	pool = capture_pool;
-	i = rec_unlink(pool, (unsigned long)page);
-	if (i == CAPTURE_NIL)
-		goto out;
-	rec_link(pool, i);
-	rec = &pool->recs[i];
-	if (rec->bytes > PAGE_SIZE) {
-		stack_account(pool, &pool->stacks[rec->stack],
-			      -(s64)(rec->bytes - PAGE_SIZE), 0);
-		rec->bytes = PAGE_SIZE;
+	i = capture_site_locked(tag) < 0 ? CAPTURE_NIL :
+	    rec_find(pool, (unsigned long)page);
+	if (i != CAPTURE_NIL) {
+		rec = &pool->recs[i];
+		if (rec->bytes > PAGE_SIZE) {
+			capture_sites[rec->site].bytes -= rec->bytes - PAGE_SIZE;
+			rec->bytes = PAGE_SIZE;
+		}
 	}
-out:
 	raw_spin_unlock_irqrestore(&capture_lock, flags);
 }
 
 /* ---------------------------------------------------------------------- */
 /* Selecting sites                                                         */
 
+/* "FILE:LINE [MODULE] func:NAME", as /proc/allocinfo prints a site. */
 struct capture_spec {
 	char *file;
 	unsigned int line;
-	char *mod;		/* NULL: vmlinux */
+	char *mod;		/* "": vmlinux; NULL: vmlinux or the one module */
 	char *func;		/* NULL: any */
 };
 
-/*
- * "FILE:LINE [MODULE] func:FUNCTION", as /proc/allocinfo prints a site,
- * with the module and the function optional.  @s is modified.
- */
+/* Parse @s, with the module and the function optional; @s is modified. */
 static int capture_parse_spec(char *s, struct capture_spec *spec)
 {
 	char *word, *colon;
@@ -768,11 +590,11 @@ static int capture_parse_spec(char *s, struct capture_spec *spec)
 }
 
 static bool capture_spec_is_site(struct capture_spec *spec,
-				 struct capture_site *site)
+				 struct capture_site *site, bool any_mod)
 {
 	return site->used && site->line == spec->line &&
 	       !strcmp(site->file, spec->file) &&
-	       !strcmp(site->mod, spec->mod ?: "");
+	       (any_mod ? site->mod[0] : !strcmp(site->mod, spec->mod ?: ""));
 }
 
 /*
@@ -781,17 +603,13 @@ static bool capture_spec_is_site(struct capture_spec *spec,
  */
 static int capture_find_site(struct capture_spec *spec)
 {
-	struct capture_spec any = *spec;
 	int i, found = -1;
 
 	for (i = 0; i < ALLOC_TAG_CAPTURE_MAX_SITES; i++)
-		if (capture_spec_is_site(spec, &capture_sites[i]))
+		if (capture_spec_is_site(spec, &capture_sites[i], false))
 			return i;
-	if (spec->mod)
-		return -1;
-	for (i = 0; i < ALLOC_TAG_CAPTURE_MAX_SITES; i++) {
-		any.mod = capture_sites[i].mod;
-		if (!capture_spec_is_site(&any, &capture_sites[i]))
+	for (i = 0; !spec->mod && i < ALLOC_TAG_CAPTURE_MAX_SITES; i++) {
+		if (!capture_spec_is_site(spec, &capture_sites[i], true))
 			continue;
 		if (found >= 0)
 			return -1;
@@ -800,68 +618,32 @@ static int capture_find_site(struct capture_spec *spec)
 	return found;
 }
 
-static bool capture_tag_matches(struct alloc_tag *tag, const char *modname,
-				struct capture_spec *spec)
-{
-	return tag->ct.lineno == spec->line &&
-	       !strcmp(tag->ct.filename, spec->file) &&
-	       !strcmp(modname, spec->mod ?: "") &&
-	       (!spec->func || !strcmp(tag->ct.function, spec->func));
-}
-
-/* A walk of the tags for capture_resolve_module() or capture_find_tags(). */
+/* A walk of the tags for capture_find_tags(). */
 struct capture_walk {
 	struct capture_spec *spec;
-	char *mod;		/* resolving: the module found first */
-	bool several;		/* resolving: another module has it too */
-	struct alloc_tag **tags;	/* finding: filled if not NULL */
-	unsigned int n;		/* finding: tags that match */
+	struct alloc_tag **tags;	/* filled if not NULL */
+	unsigned int n;			/* tags of spec->mod that match */
+	char mod[MODULE_NAME_LEN];	/* no spec->mod: a module that has it */
+	bool vmlinux, several;		/* no spec->mod: who else has it */
 };
 
-static int capture_resolve_one(struct alloc_tag *tag, const char *modname,
-			       void *arg)
-{
-	struct capture_walk *w = arg;
-	struct capture_spec any = *w->spec;
-
-	any.mod = (char *)modname;
-	if (!capture_tag_matches(tag, modname, &any))
-		return 0;
-	if (!modname[0])
-		return 1;	/* vmlinux has it: spec->mod stays NULL */
-	if (!w->mod[0])
-		strscpy(w->mod, modname, MODULE_NAME_LEN);
-	else if (strcmp(w->mod, modname))
-		w->several = true;
-	return 0;
-}
-
-/*
- * "FILE:LINE" without a module names a site of vmlinux, or else the site
- * of the one module that has tags at that line; point spec->mod at that
- * module's name, copied to @mod.  Under alloc_tag_lock_sites().
- */
-static int capture_resolve_module(struct capture_spec *spec, char *mod)
-{
-	struct capture_walk w = { .spec = spec, .mod = mod };
-
-	mod[0] = '\0';
-	if (alloc_tag_for_each(capture_resolve_one, &w))
-		return 0;
-	if (!mod[0])
-		return -ENOENT;
-	if (w.several)
-		return -ENOTUNIQ;
-	spec->mod = mod;
-	return 0;
-}
-
-static int capture_find_one(struct alloc_tag *tag, const char *modname,
+static int capture_walk_one(struct alloc_tag *tag, const char *modname,
 			    void *arg)
 {
 	struct capture_walk *w = arg;
+	struct capture_spec *spec = w->spec;
 
-	if (capture_tag_matches(tag, modname, w->spec)) {
+	if (tag->ct.lineno != spec->line || strcmp(tag->ct.filename, spec->file) ||
+	    (spec->func && strcmp(tag->ct.function, spec->func)))
+		return 0;
+	if (!spec->mod) {
+		if (!modname[0])
+			w->vmlinux = true;
+		else if (!w->mod[0])
+			strscpy(w->mod, modname, sizeof(w->mod));
+		else if (strcmp(w->mod, modname))
+			w->several = true;
+	} else if (!strcmp(modname, spec->mod)) {
 		if (w->tags)
 			w->tags[w->n] = tag;
 		w->n++;
@@ -870,23 +652,32 @@ static int capture_find_one(struct alloc_tag *tag, const char *modname,
 }
 
 /*
- * The tags of @spec, in a new array; an inline function of a header has
- * a tag per compilation unit that uses it, all of them one site.  Under
- * alloc_tag_lock_sites().
+ * The tags of @spec, in a new array: an inline function of a header has
+ * a tag per compilation unit that uses it, all of them one site.  Without
+ * a module, @spec names the site of vmlinux or else of the one module
+ * that has the line, and spec->mod is set to its name, copied to @mod.
+ * Under alloc_tag_lock_sites().
  */
-static int capture_find_tags(struct capture_spec *spec,
+static int capture_find_tags(struct capture_spec *spec, char *mod,
 			     struct alloc_tag ***tagsp)
 {
 	struct capture_walk w = { .spec = spec };
 
-	alloc_tag_for_each(capture_find_one, &w);
+	if (!spec->mod) {
+		alloc_tag_for_each(capture_walk_one, &w);
+		if (!w.vmlinux && w.several)
+			return -ENOTUNIQ;
+		strscpy(mod, w.vmlinux ? "" : w.mod, MODULE_NAME_LEN);
+		spec->mod = mod;
+	}
+	alloc_tag_for_each(capture_walk_one, &w);
 	if (!w.n)
 		return -ENOENT;
 	w.tags = kcalloc(w.n, sizeof(*w.tags), GFP_KERNEL);
 	if (!w.tags)
 		return -ENOMEM;
 	w.n = 0;
-	alloc_tag_for_each(capture_find_one, &w);
+	alloc_tag_for_each(capture_walk_one, &w);
 	*tagsp = w.tags;
 	return w.n;
 }
@@ -949,24 +740,20 @@ static int capture_select(struct capture_spec *spec)
 	struct capture_site *site;
 	struct alloc_tag **tags;
 	unsigned long flags;
-	int i, t, n;
+	int i, t, n, ret;
 
 	lockdep_assert_held(&capture_mutex);
-	if (!spec->mod) {
-		n = capture_resolve_module(spec, mod);
-		if (n)
-			return n;
-	}
-	if (capture_find_site(spec) >= 0)
-		return -EEXIST;
-	for (i = 0; i < ALLOC_TAG_CAPTURE_MAX_SITES; i++)
-		if (!capture_sites[i].used)
-			break;
-	if (i == ALLOC_TAG_CAPTURE_MAX_SITES)
-		return -ENOSPC;
-	n = capture_find_tags(spec, &tags);
+	n = capture_find_tags(spec, mod, &tags);
 	if (n < 0)
 		return n;
+	for (i = 0; i < ALLOC_TAG_CAPTURE_MAX_SITES && capture_sites[i].used; i++)
+		;
+	ret = capture_find_site(spec) >= 0 ? -EEXIST :
+	      i == ALLOC_TAG_CAPTURE_MAX_SITES ? -ENOSPC : 0;
+	if (ret) {
+		kfree(tags);
+		return ret;
+	}
 	site = &capture_sites[i];
 	site->file = kstrdup(spec->file, GFP_KERNEL);
 	site->func = kstrdup(tags[0]->ct.function, GFP_KERNEL);
@@ -982,7 +769,7 @@ static int capture_select(struct capture_spec *spec)
 		if (!pool)
 			goto nomem;
 	}
-	strscpy(site->mod, spec->mod ?: "", sizeof(site->mod));
+	strscpy(site->mod, spec->mod, sizeof(site->mod));
 	site->line = spec->line;
 	site->tags = tags;
 	site->nr_tags = n;
@@ -1129,134 +916,93 @@ static void capture_drop_tags(struct alloc_tag *tags, size_t n)
 /* Reading                                                                 */
 
 /*
- * A copy of the stacks, taken when the file is opened.  Stacks are told
- * apart by the functions they pass through, not by their return
- * addresses: calls of the helper from two lines of the same caller (or
- * from a loop the compiler unrolled) are one stack.  A frame in which the
- * merged stacks differ is printed without its offset.
+ * The stacks file: its header, then for each selected site its line and
+ * one line per live object; a stack's frames follow the first object
+ * that names it.  A position names the header (0), a site's line, or a
+ * pool slot of a site:
+ *
+ *	1 + site * (pool->nr + 1) + (0 for the line, or 1 + slot)
+ *
+ * The walk holds capture_mutex from ->start() to ->stop(), which keeps
+ * the sites and the pool, and copies one record at a time under
+ * capture_lock; it does not stop the hooks, so objects allocated or freed
+ * while it runs may or may not be listed.
  */
-struct capture_snap_entry {
-	s64 bytes;
-	s64 calls;
-	depot_stack_handle_t handle;	/* one of the merged stacks */
-	u32 differ;			/* frames that differ among them */
-	u8 site;
-	bool header;			/* the site's own line, before its stacks */
-	u8 nr_funcs;
-	unsigned long funcs[CAPTURE_KEEP_FRAMES];
+struct stacks_iter {
+	struct xarray seen;		/* handles whose frames were printed */
+	unsigned int site;
+	bool site_line;			/* the site's line, else @rec */
+	struct capture_rec rec;
+	struct capture_site counts;	/* the site's counters */
 };
 
-struct capture_snap {
-	char *header[ALLOC_TAG_CAPTURE_MAX_SITES];
-	unsigned int nr;
-	struct capture_snap_entry e[];
-};
-
-/* The entry's frames as the functions they are in. */
-static void capture_snap_funcs(struct capture_snap_entry *e)
+static void *stacks_seek(struct seq_file *m, loff_t *pos)
 {
-	unsigned long *entries, size, off;
-	unsigned int i, n;
+	struct capture_pool *pool = capture_pool;
+	struct stacks_iter *it = m->private;
+	unsigned long flags;
+	u64 per_site, slot, end, site;
 
-	n = e->handle ? stack_depot_fetch(e->handle, &entries) : 0;
-	e->nr_funcs = min_t(unsigned int, n, CAPTURE_KEEP_FRAMES);
-	for (i = 0; i < e->nr_funcs; i++) {
-		if (kallsyms_lookup_size_offset(entries[i], &size, &off))
-			e->funcs[i] = entries[i] - off;
-		else
-			e->funcs[i] = entries[i];
-	}
-}
-
-static int capture_snap_cmp_funcs(const void *a, const void *b)
-{
-	const struct capture_snap_entry *x = a, *y = b;
-	unsigned int i;
-
-	if (x->site != y->site)
-		return x->site < y->site ? -1 : 1;
-	if (x->header != y->header)
-		return x->header ? -1 : 1;
-	if (x->nr_funcs != y->nr_funcs)
-		return x->nr_funcs < y->nr_funcs ? -1 : 1;
-	for (i = 0; i < x->nr_funcs; i++)
-		if (x->funcs[i] != y->funcs[i])
-			return x->funcs[i] < y->funcs[i] ? -1 : 1;
-	return 0;
-}
-
-static int capture_snap_cmp(const void *a, const void *b)
-{
-	const struct capture_snap_entry *x = a, *y = b;
-
-	if (x->site != y->site)
-		return x->site < y->site ? -1 : 1;
-	if (x->header != y->header)
-		return x->header ? -1 : 1;
-	if (x->bytes != y->bytes)
-		return x->bytes > y->bytes ? -1 : 1;
-	if (x->calls != y->calls)
-		return x->calls > y->calls ? -1 : 1;
-	if (x->handle != y->handle)
-		return x->handle < y->handle ? -1 : 1;
-	return 0;
-}
-
-/* Which frames of @b differ from those of @a (same functions). */
-static u32 capture_snap_differ(struct capture_snap_entry *a,
-			       struct capture_snap_entry *b)
-{
-	unsigned long *ea, *eb;
-	unsigned int i, na, nb;
-	u32 differ = 0;
-
-	na = a->handle ? stack_depot_fetch(a->handle, &ea) : 0;
-	nb = b->handle ? stack_depot_fetch(b->handle, &eb) : 0;
-	for (i = 0; i < a->nr_funcs && i < na && i < nb; i++)
-		if (ea[i] != eb[i])
-			differ |= BIT(i);
-	return differ;
-}
-
-/* Merge the stacks that pass through the same functions; sort. */
-static void capture_snap_merge(struct capture_snap *snap)
-{
-	unsigned int i, n = 0;
-
-	for (i = 0; i < snap->nr; i++)
-		if (!snap->e[i].header)
-			capture_snap_funcs(&snap->e[i]);
-	sort(snap->e, snap->nr, sizeof(snap->e[0]), capture_snap_cmp_funcs,
-	     NULL);
-	for (i = 0; i < snap->nr; i++) {
-		struct capture_snap_entry *e = &snap->e[i];
-		struct capture_snap_entry *last = n ? &snap->e[n - 1] : NULL;
-
-		if (last && !e->header && !last->header &&
-		    !capture_snap_cmp_funcs(last, e)) {
-			last->bytes += e->bytes;
-			last->calls += e->calls;
-			last->differ |= capture_snap_differ(last, e);
-			continue;
+	if (!*pos)
+		return SEQ_START_TOKEN;
+	if (!pool)
+		return NULL;
+	per_site = (u64)pool->nr + 1;
+	for (;;) {
+		site = div64_u64_rem(*pos - 1, per_site, &slot);
+		if (site >= ALLOC_TAG_CAPTURE_MAX_SITES)
+			return NULL;
+		it->site = site;
+		if (capture_sites[it->site].used && !slot) {
+			raw_spin_lock_irqsave(&capture_lock, flags);
+			it->counts = capture_sites[it->site];
+			raw_spin_unlock_irqrestore(&capture_lock, flags);
+			it->site_line = true;
+			return it;
 		}
-		snap->e[n++] = *e;
+		for (slot--; capture_sites[it->site].used && slot < pool->nr;) {
+			end = min_t(u64, slot + CAPTURE_STEP, pool->nr);
+			raw_spin_lock_irqsave(&capture_lock, flags);
+			while (slot < end && (!pool->recs[slot].key ||
+					      pool->recs[slot].site != it->site))
+				slot++;
+			if (slot < end)
+				it->rec = pool->recs[slot];
+			raw_spin_unlock_irqrestore(&capture_lock, flags);
+			if (slot < end) {
+				*pos = 1 + it->site * per_site + 1 + slot;
+				it->site_line = false;
+				return it;
+			}
+			cond_resched();
+		}
+		*pos = 1 + (it->site + 1) * per_site;
 	}
-	snap->nr = n;
-	sort(snap->e, snap->nr, sizeof(snap->e[0]), capture_snap_cmp, NULL);
 }
 
-static void capture_snap_free(struct capture_snap *snap)
+static void *stacks_start(struct seq_file *m, loff_t *pos)
 {
-	int i;
+	struct stacks_iter *it = m->private;
 
-	if (!snap)
-		return;
-	for (i = 0; i < ALLOC_TAG_CAPTURE_MAX_SITES; i++)
-		kfree(snap->header[i]);
-	kvfree(snap);
+	mutex_lock(&capture_mutex);
+	/* Read again from the start: print every stack's frames again. */
+	if (!*pos)
+		xa_destroy(&it->seen);
+	return stacks_seek(m, pos);
 }
 
-/* Sum a site's tags: what it holds, captured or not. */
+static void *stacks_next(struct seq_file *m, void *v, loff_t *pos)
+{
+	(*pos)++;
+	return stacks_seek(m, pos);
+}
+
+static void stacks_stop(struct seq_file *m, void *v)
+{
+	mutex_unlock(&capture_mutex);
+}
+
+/* What a site's tags hold, captured or not. */
 static void capture_site_total(struct capture_site *site, u64 *bytes,
 			       u64 *calls)
 {
@@ -1272,148 +1018,45 @@ static void capture_site_total(struct capture_site *site, u64 *bytes,
 	}
 }
 
-#define STACKS_SITE_FMT							\
-	"site %s:%u%s%s%s func:%s bytes:%lld calls:%lld stacks:%u "	\
-	"dropped:%llu site_bytes:%llu site_calls:%llu\n"
-
-/*
- * Copy, merge and sort the stacks; format the sites' lines.  The copy is
- * sized by the aggregates in use, not by the pool: at the largest cap the
- * pool has room for 2^18, and a copy of that size on every open would be
- * tens of megabytes to allocate, clear and free.  Aggregates made while
- * the copy is taken fill the slack of CAPTURE_STEP; should more appear,
- * those in the highest slots are left out of this copy and of its
- * sites' totals.
- */
-static struct capture_snap *capture_snapshot(void)
+static void capture_site_name(struct seq_file *m, struct capture_site *site)
 {
-	s64 bytes[ALLOC_TAG_CAPTURE_MAX_SITES] = { };
-	s64 calls[ALLOC_TAG_CAPTURE_MAX_SITES] = { };
-	u32 stacks[ALLOC_TAG_CAPTURE_MAX_SITES] = { };
-	u64 dropped[ALLOC_TAG_CAPTURE_MAX_SITES];
-	struct capture_snap *snap;
-	struct capture_pool *pool;
-	unsigned long flags;
-	unsigned int i, room = 0;
-
-	lockdep_assert_held(&capture_mutex);
-	/* Under capture_mutex the pool stays; copy a step at a time. */
-	pool = capture_pool;
-	if (pool) {
-		raw_spin_lock_irqsave(&capture_lock, flags);
-		room = min(pool->stacks_used + CAPTURE_STEP, pool->nr_stacks);
-		raw_spin_unlock_irqrestore(&capture_lock, flags);
-	}
-	snap = kvzalloc(struct_size(snap, e, ALLOC_TAG_CAPTURE_MAX_SITES + room),
-			GFP_KERNEL);
-	if (!snap)
-		return NULL;
-	for (i = 0; pool && i < pool->nr_stacks && snap->nr < room;) {
-		unsigned int end = min(i + CAPTURE_STEP, pool->nr_stacks);
-
-		raw_spin_lock_irqsave(&capture_lock, flags);
-		for (; i < end && snap->nr < room; i++) {
-			struct capture_stack *st = &pool->stacks[i];
-			struct capture_snap_entry *e = &snap->e[snap->nr];
-
-			if (!st->used)
-				continue;
-			e->bytes = st->bytes;
-			e->calls = st->calls;
-			e->handle = st->handle;
-			e->site = st->site;
-			snap->nr++;
-		}
-		raw_spin_unlock_irqrestore(&capture_lock, flags);
-		cond_resched();
-	}
-	raw_spin_lock_irqsave(&capture_lock, flags);
-	for (i = 0; i < ALLOC_TAG_CAPTURE_MAX_SITES; i++)
-		dropped[i] = capture_sites[i].dropped;
-	raw_spin_unlock_irqrestore(&capture_lock, flags);
-
-	for (i = 0; i < ALLOC_TAG_CAPTURE_MAX_SITES; i++) {
-		if (capture_sites[i].used) {
-			snap->e[snap->nr].site = i;
-			snap->e[snap->nr].header = true;
-			snap->nr++;
-		}
-	}
-	capture_snap_merge(snap);
-	for (i = 0; i < snap->nr; i++) {
-		struct capture_snap_entry *e = &snap->e[i];
-
-		if (e->header)
-			continue;
-		bytes[e->site] += e->bytes;
-		calls[e->site] += e->calls;
-		stacks[e->site]++;
-	}
-	for (i = 0; i < ALLOC_TAG_CAPTURE_MAX_SITES; i++) {
-		struct capture_site *site = &capture_sites[i];
-		u64 tb, tc;
-
-		if (!site->used)
-			continue;
-		capture_site_total(site, &tb, &tc);
-		snap->header[i] = kasprintf(GFP_KERNEL, STACKS_SITE_FMT,
-					    site->file, site->line,
-					    site->mod[0] ? " [" : "", site->mod,
-					    site->mod[0] ? "]" : "", site->func,
-					    bytes[i], calls[i], stacks[i],
-					    dropped[i], tb, tc);
-		if (!snap->header[i]) {
-			capture_snap_free(snap);
-			return NULL;
-		}
-	}
-	return snap;
-}
-
-static void *stacks_start(struct seq_file *m, loff_t *pos)
-{
-	struct capture_snap *snap = m->private;
-
-	if (!*pos)
-		return SEQ_START_TOKEN;
-	return *pos <= snap->nr ? &snap->e[*pos - 1] : NULL;
-}
-
-static void *stacks_next(struct seq_file *m, void *v, loff_t *pos)
-{
-	(*pos)++;
-	return stacks_start(m, pos);
-}
-
-static void stacks_stop(struct seq_file *m, void *v)
-{
+	seq_printf(m, "site %s:%u", site->file, site->line);
+	if (site->mod[0])
+		seq_printf(m, " [%s]", site->mod);
+	seq_printf(m, " func:%s", site->func);
 }
 
 static int stacks_show(struct seq_file *m, void *v)
 {
-	struct capture_snap *snap = m->private;
-	struct capture_snap_entry *e = v;
+	struct stacks_iter *it = m->private;
+	struct capture_site *site;
 	unsigned long *entries;
-	unsigned int n, i;
+	unsigned int i, n;
+	u64 bytes, calls;
 
 	if (v == SEQ_START_TOKEN) {
-		seq_puts(m, "allocinfo stacks - version: 1.0\n");
+		seq_puts(m, "allocinfo stacks - version: 2.0\n");
 		return 0;
 	}
-	if (e->header) {
-		seq_puts(m, snap->header[e->site]);
+	if (it->site_line) {
+		site = &capture_sites[it->site];
+		capture_site_total(site, &bytes, &calls);
+		capture_site_name(m, site);
+		seq_printf(m, " bytes:%llu calls:%u dropped:%llu site_bytes:%llu site_calls:%llu\n",
+			   it->counts.bytes, it->counts.records,
+			   it->counts.dropped, bytes, calls);
 		return 0;
 	}
-	seq_printf(m, "stack %lld %lld\n", e->bytes, e->calls);
-	n = e->handle ? stack_depot_fetch(e->handle, &entries) : 0;
-	if (!n)
-		seq_puts(m, "  (no stack: stack depot full)\n");
-	for (i = 0; i < n; i++) {
-		if (i < CAPTURE_KEEP_FRAMES && (e->differ & BIT(i)))
-			seq_printf(m, "  %ps\n", (void *)entries[i]);
-		else
-			seq_printf(m, "  %pS\n", (void *)entries[i]);
-	}
+	seq_printf(m, "object %u %lu\n", it->rec.handle, it->rec.bytes);
+	if (!it->rec.handle || xa_load(&it->seen, it->rec.handle))
+		return 0;
+	seq_printf(m, "stack %u\n", it->rec.handle);
+	n = stack_depot_fetch(it->rec.handle, &entries);
+	for (i = 0; i < n; i++)
+		seq_printf(m, "  %pS\n", (void *)entries[i]);
+	/* Should the buffer be too small, this object is shown again. */
+	if (!seq_has_overflowed(m))
+		xa_store(&it->seen, it->rec.handle, xa_mk_value(1), GFP_KERNEL);
 	return 0;
 }
 
@@ -1426,27 +1069,21 @@ static const struct seq_operations stacks_seq_ops = {
 
 static int stacks_open(struct inode *inode, struct file *file)
 {
-	struct capture_snap *snap;
-	int ret;
+	struct stacks_iter *it;
 
-	mutex_lock(&capture_mutex);
-	snap = capture_snapshot();
-	mutex_unlock(&capture_mutex);
-	if (!snap)
+	it = __seq_open_private(file, &stacks_seq_ops, sizeof(*it));
+	if (!it)
 		return -ENOMEM;
-	ret = seq_open(file, &stacks_seq_ops);
-	if (ret) {
-		capture_snap_free(snap);
-		return ret;
-	}
-	((struct seq_file *)file->private_data)->private = snap;
+	xa_init(&it->seen);
 	return 0;
 }
 
 static int stacks_release(struct inode *inode, struct file *file)
 {
-	capture_snap_free(((struct seq_file *)file->private_data)->private);
-	return seq_release(inode, file);
+	struct stacks_iter *it = ((struct seq_file *)file->private_data)->private;
+
+	xa_destroy(&it->seen);
+	return seq_release_private(inode, file);
 }
 
 static const struct file_operations stacks_fops = {
@@ -1459,40 +1096,32 @@ static const struct file_operations stacks_fops = {
 
 static int capture_show(struct seq_file *m, void *v)
 {
-	u64 dropped[ALLOC_TAG_CAPTURE_MAX_SITES];
-	u32 records[ALLOC_TAG_CAPTURE_MAX_SITES];
-	u32 stacks[ALLOC_TAG_CAPTURE_MAX_SITES];
-	u32 recs_used = 0, stacks_used = 0;
+	struct capture_site counts[ALLOC_TAG_CAPTURE_MAX_SITES];
+	u32 used = 0;
 	size_t bytes = 0;
 	unsigned long flags;
-	u64 all_dropped = 0;
+	u64 dropped = 0;
 	int i;
 
 	mutex_lock(&capture_mutex);
 	raw_spin_lock_irqsave(&capture_lock, flags);
 	if (capture_pool) {
-		recs_used = capture_pool->recs_used;
-		stacks_used = capture_pool->stacks_used;
+		used = capture_pool->used;
 		bytes = capture_pool->bytes;
 	}
-	for (i = 0; i < ALLOC_TAG_CAPTURE_MAX_SITES; i++) {
-		dropped[i] = capture_sites[i].dropped;
-		records[i] = capture_sites[i].records;
-		stacks[i] = capture_sites[i].stacks;
-		all_dropped += dropped[i];
-	}
+	memcpy(counts, capture_sites, sizeof(counts));
 	raw_spin_unlock_irqrestore(&capture_lock, flags);
-	seq_printf(m, "cap %u records %u entries %u dropped %llu memory %zu\n",
-		   capture_cap, recs_used, stacks_used, all_dropped, bytes);
+	for (i = 0; i < ALLOC_TAG_CAPTURE_MAX_SITES; i++)
+		dropped += counts[i].dropped;
+	seq_printf(m, "cap %u records %u dropped %llu memory %zu\n",
+		   capture_cap, used, dropped, bytes);
 	for (i = 0; i < ALLOC_TAG_CAPTURE_MAX_SITES; i++) {
-		struct capture_site *site = &capture_sites[i];
-
-		if (!site->used)
+		if (!counts[i].used)
 			continue;
-		seq_printf(m, "site %s:%u%s%s%s func:%s tags:%u records:%u entries:%u dropped:%llu\n",
-			   site->file, site->line, site->mod[0] ? " [" : "",
-			   site->mod, site->mod[0] ? "]" : "", site->func,
-			   site->nr_tags, records[i], stacks[i], dropped[i]);
+		capture_site_name(m, &capture_sites[i]);
+		seq_printf(m, " tags:%u records:%u dropped:%llu\n",
+			   counts[i].nr_tags, counts[i].records,
+			   counts[i].dropped);
 	}
 	mutex_unlock(&capture_mutex);
 	return 0;

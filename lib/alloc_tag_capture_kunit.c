@@ -7,8 +7,8 @@
  * frees must bring them back to zero.
  *
  * Built in only, and included at the end of lib/alloc_tag_capture.c: it
- * reads the records and the stacks file's snapshot from the inside, so
- * that the kernel carries no interface for it.
+ * reads the records from the inside, so that the kernel carries no
+ * interface for it.
  */
 #include <kunit/test.h>
 #include <linux/alloc_tag.h>
@@ -22,30 +22,64 @@
 #include <linux/mm.h>
 #include <linux/percpu.h>
 #include <linux/slab.h>
+#include <linux/sort.h>
 #include <linux/stackdepot.h>
 #include <linux/string.h>
 #include <linux/vmalloc.h>
 
-/* One stack of a site, as the stacks file lists it. */
+/* One stack of a site, as tools/vm/allocinfo stacks lists it. */
 struct test_stat {
-	u32 handle;		/* stack depot handle of the trimmed stack */
+	u32 handle;		/* stack depot handle of one of its objects */
 	s64 bytes;
 	s64 calls;
 };
 
+/* Do the stacks of @a and @b pass through the same functions? */
+static bool test_same_funcs(u32 a, u32 b)
+{
+	unsigned long *ea, *eb, sa, sb, off;
+	unsigned int i, na, nb;
+
+	na = a ? stack_depot_fetch(a, &ea) : 0;
+	nb = b ? stack_depot_fetch(b, &eb) : 0;
+	if (na != nb)
+		return false;
+	for (i = 0; i < na; i++) {
+		if (!kallsyms_lookup_size_offset(ea[i], &sa, &off))
+			return false;
+		sa = ea[i] - off;
+		if (!kallsyms_lookup_size_offset(eb[i], &sb, &off))
+			return false;
+		if (sa != eb[i] - off)
+			return false;
+	}
+	return true;
+}
+
+static int test_stat_cmp(const void *a, const void *b)
+{
+	const struct test_stat *x = a, *y = b;
+
+	if (x->bytes != y->bytes)
+		return x->bytes > y->bytes ? -1 : 1;
+	return x->calls > y->calls ? -1 : x->calls < y->calls;
+}
+
 /*
  * The stacks of the selected site @spec ("FILE:LINE [MODULE]"), merged by
- * the functions they pass through as the stacks file merges them: up to
- * @max in @out, largest first.  Returns how many the site has (which may
- * exceed @max), -ENOENT if it is not selected, -EINVAL, -ENOMEM.
+ * the functions they pass through as the tool merges the stacks file's
+ * objects: up to @max in @out, largest first.  Returns how many the site
+ * has (which may exceed @max), -ENOENT if it is not selected, -EINVAL,
+ * -ENOMEM.
  */
 static int test_stacks(const char *spec, struct test_stat *out, int max)
 {
-	struct capture_snap *snap = NULL;
+	struct test_stat *all = NULL;
 	struct capture_spec s;
-	unsigned int i;
-	int site, n = 0;
+	unsigned long flags;
+	int site, n = 0, i, j;
 	char *buf;
+	u32 k;
 
 	buf = kstrdup(spec, GFP_KERNEL);
 	if (!buf)
@@ -60,26 +94,40 @@ static int test_stacks(const char *spec, struct test_stat *out, int max)
 		n = -ENOENT;
 		goto out;
 	}
-	snap = capture_snapshot();
-	if (!snap) {
+	all = kvcalloc(capture_pool->nr, sizeof(*all), GFP_KERNEL);
+	if (!all) {
 		n = -ENOMEM;
 		goto out;
 	}
-	for (i = 0; i < snap->nr; i++) {
-		struct capture_snap_entry *e = &snap->e[i];
+	raw_spin_lock_irqsave(&capture_lock, flags);
+	for (k = 0; k < capture_pool->nr; k++) {
+		struct capture_rec *rec = &capture_pool->recs[k];
 
-		if (e->header || e->site != site)
+		if (!rec->key || rec->site != site)
 			continue;
-		if (n < max) {
-			out[n].handle = e->handle;
-			out[n].bytes = e->bytes;
-			out[n].calls = e->calls;
-		}
-		n++;
+		for (i = 0; i < n && all[i].handle != rec->handle; i++)
+			;
+		if (i == n)
+			all[n++].handle = rec->handle;
+		all[i].bytes += rec->bytes;
+		all[i].calls++;
 	}
+	raw_spin_unlock_irqrestore(&capture_lock, flags);
+	for (i = 0; i < n; i++) {
+		for (j = 0; j < i && !test_same_funcs(all[j].handle,
+						      all[i].handle); j++)
+			;
+		if (j == i)
+			continue;
+		all[j].bytes += all[i].bytes;
+		all[j].calls += all[i].calls;
+		all[i--] = all[--n];
+	}
+	sort(all, n, sizeof(*all), test_stat_cmp, NULL);
+	memcpy(out, all, min(n, max) * sizeof(*all));
 out:
 	mutex_unlock(&capture_mutex);
-	capture_snap_free(snap);
+	kvfree(all);
 	kfree(buf);
 	return n;
 }
@@ -91,7 +139,7 @@ static void test_counts(unsigned long *records, unsigned long *dropped)
 	int i;
 
 	raw_spin_lock_irqsave(&capture_lock, flags);
-	*records = capture_pool ? capture_pool->recs_used : 0;
+	*records = capture_pool ? capture_pool->used : 0;
 	*dropped = 0;
 	for (i = 0; i < ALLOC_TAG_CAPTURE_MAX_SITES; i++)
 		*dropped += capture_sites[i].dropped;
@@ -103,10 +151,11 @@ static struct alloc_tag *test_find_tag(const char *file, unsigned int line)
 {
 	struct capture_spec spec = { .file = (char *)file, .line = line };
 	struct alloc_tag **tags, *tag = NULL;
+	char mod[MODULE_NAME_LEN];
 
 	if (alloc_tag_lock_sites())
 		return NULL;
-	if (capture_find_tags(&spec, &tags) > 0) {
+	if (capture_find_tags(&spec, mod, &tags) > 0) {
 		tag = tags[0];
 		kfree(tags);
 	}

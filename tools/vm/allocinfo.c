@@ -95,7 +95,7 @@ typedef unsigned long long u64;
 #define PROC_ALLOCINFO		"/proc/allocinfo"
 #define PROC_SYSCTL		"/proc/sys/vm/mem_profiling"
 #define DEBUGFS_STACKS		"/sys/kernel/debug/allocinfo/stacks"
-#define STACKS_HEADER		"allocinfo stacks - version: 1.0"
+#define STACKS_HEADER		"allocinfo stacks - version: "
 #define DEFAULT_STACKS		10
 #define HEADER_PREFIX		"allocinfo - version: "
 #define SNAPSHOT_HEADER		"allocinfo - version: 1.0\n#     <size>  <calls> <tag info>\n"
@@ -2261,22 +2261,29 @@ static int cmd_single(const struct opts *o,
 /*
  * allocinfo stacks: the call stacks that CONFIG_MEM_ALLOC_PROFILING_CAPTURE
  * records for the sites selected in /sys/kernel/debug/allocinfo/capture.
- * The file is
+ * Version 2.0 of the file lists objects, which are summed here:
  *
- *   allocinfo stacks - version: 1.0
- *   site FILE:LINE [MODULE] func:NAME bytes:B calls:C stacks:N dropped:D
+ *   allocinfo stacks - version: 2.0
+ *   site FILE:LINE [MODULE] func:NAME bytes:B calls:C dropped:D
  *        site_bytes:B site_calls:C      (on the same line)
- *   stack BYTES CALLS
+ *   object STACK BYTES                  (one per live object of the site)
+ *   stack STACK                         (after the first object with it)
  *     FRAME                             (two spaces, then the frame)
  *
- * with the stacks of a site after its line, largest first.
+ * STACK is a number, 0 for an object whose stack was not saved.  Stacks
+ * that pass through the same functions are merged, and a frame in which
+ * they differ is shown without its offset.  Version 1.0 listed each
+ * site's stacks, already summed, merged and sorted, as "stack BYTES
+ * CALLS", and had stacks:N after calls:C.
  */
 struct cstack {
 	long long bytes;
 	long long calls;
+	unsigned long handle;	/* 2.0: the stack's number */
 	char **frames;
 	size_t nr_frames;
 	size_t alloc_frames;
+	char *key;		/* 2.0: the frames' functions */
 };
 
 struct csite {
@@ -2292,7 +2299,20 @@ struct csites {
 	struct csite *v;
 	size_t nr;
 	size_t alloc;
+	struct cstack *frames;	/* 2.0: the frames of each stack number */
+	size_t nr_frames;
+	size_t alloc_frames;
 };
+
+static void free_cstack(struct cstack *st)
+{
+	size_t k;
+
+	for (k = 0; k < st->nr_frames; k++)
+		free(st->frames[k]);
+	free(st->frames);
+	free(st->key);
+}
 
 static void free_csites(struct csites *cs)
 {
@@ -2301,14 +2321,14 @@ static void free_csites(struct csites *cs)
 	for (i = 0; i < cs->nr; i++) {
 		struct csite *c = &cs->v[i];
 
-		for (j = 0; j < c->nr; j++) {
-			for (k = 0; k < c->stacks[j].nr_frames; k++)
-				free(c->stacks[j].frames[k]);
-			free(c->stacks[j].frames);
-		}
+		for (j = 0; j < c->nr; j++)
+			free_cstack(&c->stacks[j]);
 		free(c->stacks);
 		free(c->id.file);
 	}
+	for (k = 0; k < cs->nr_frames; k++)
+		free_cstack(&cs->frames[k]);
+	free(cs->frames);
 	free(cs->v);
 	memset(cs, 0, sizeof(*cs));
 }
@@ -2340,12 +2360,12 @@ static const char *parse_field(const char *tok, const char *key, long long *val)
 	return NULL;
 }
 
-static const char *parse_csite(char *s, struct csite *c)
+static const char *parse_csite(char *s, struct csite *c, int version)
 {
 	static const char * const keys[] = {
 		"bytes", "calls", "stacks", "dropped", "site_bytes", "site_calls"
 	};
-	long long v[ARRAY_SIZE(keys)];
+	long long v[ARRAY_SIZE(keys)] = { 0 };
 	char *pos = s, *tok, *colon, *end;
 	const char *mod = "", *err;
 	size_t i;
@@ -2374,6 +2394,8 @@ static const char *parse_csite(char *s, struct csite *c)
 		return "no func:NAME";
 	c->id.func = tok + 5;
 	for (i = 0; i < ARRAY_SIZE(keys); i++) {
+		if (version == 2 && i == 2)
+			continue;	/* stacks:N is counted here */
 		err = parse_field(next_token(&pos), keys[i], &v[i]);
 		if (err)
 			return err;
@@ -2401,13 +2423,132 @@ static const char *parse_csite(char *s, struct csite *c)
 	return NULL;
 }
 
+/* "func+0x1c/0x40 [mod]" is in "func [mod]"; an address is in itself. */
+static char *frame_func(const char *frame)
+{
+	const char *plus = strstr(frame, "+0x"), *end;
+	char *f;
+
+	if (!plus)
+		return xstrdup(frame);
+	end = plus + strcspn(plus, " ");
+	f = xmalloc(strlen(frame) + 1);
+	memcpy(f, frame, plus - frame);
+	strcpy(f + (plus - frame), end);
+	return f;
+}
+
+static int cstack_by_handle(const void *a, const void *b)
+{
+	const struct cstack *x = a, *y = b;
+
+	return x->handle < y->handle ? -1 : x->handle > y->handle;
+}
+
+static int cstack_by_key(const void *a, const void *b)
+{
+	return strcmp(((const struct cstack *)a)->key, ((const struct cstack *)b)->key);
+}
+
+static int cstack_by_size(const void *a, const void *b)
+{
+	const struct cstack *x = a, *y = b;
+
+	if (x->bytes != y->bytes)
+		return x->bytes > y->bytes ? -1 : 1;
+	if (x->calls != y->calls)
+		return x->calls > y->calls ? -1 : 1;
+	return strcmp(x->key, y->key);
+}
+
+/*
+ * 2.0: a site's objects, one cstack each, become its stacks: summed by
+ * stack number, given their frames, merged by the functions they pass
+ * through and sorted, largest first, as version 1.0 had them.
+ */
+static void sum_objects(struct csite *c, struct csites *cs)
+{
+	struct cstack key = { 0 }, *f;
+	size_t i, n = 0, k, len;
+
+	if (!c->nr)
+		return;
+	qsort(c->stacks, c->nr, sizeof(*c->stacks), cstack_by_handle);
+	for (i = 0; i < c->nr; i++) {
+		if (n && c->stacks[n - 1].handle == c->stacks[i].handle) {
+			c->stacks[n - 1].bytes += c->stacks[i].bytes;
+			c->stacks[n - 1].calls++;
+			continue;
+		}
+		c->stacks[n] = c->stacks[i];
+		c->stacks[n++].calls = 1;
+	}
+	c->nr = n;
+	for (i = 0; i < c->nr; i++) {
+		struct cstack *st = &c->stacks[i];
+
+		key.handle = st->handle;
+		f = NULL;
+		if (st->handle && cs->nr_frames)
+			f = bsearch(&key, cs->frames, cs->nr_frames, sizeof(*f),
+				    cstack_by_handle);
+		len = 1;
+		for (k = 0; f && k < f->nr_frames; k++) {
+			st->frames = grow(st->frames, &st->alloc_frames, k,
+					  sizeof(*st->frames));
+			st->frames[k] = xstrdup(f->frames[k]);
+			len += strlen(f->frames[k]) + 1;
+		}
+		st->nr_frames = f ? f->nr_frames : 0;
+		if (!f) {
+			st->frames = xmalloc(sizeof(*st->frames));
+			st->frames[0] = xstrdup(st->handle ? "(no frames)" :
+						"(no stack: stack depot full)");
+			st->nr_frames = 1;
+			len += 32;
+		}
+		st->key = xmalloc(len);
+		st->key[0] = '\0';
+		for (k = 0; k < st->nr_frames; k++) {
+			char *fn = frame_func(st->frames[k]);
+
+			strcat(strcat(st->key, fn), "\n");
+			free(fn);
+		}
+	}
+	qsort(c->stacks, c->nr, sizeof(*c->stacks), cstack_by_key);
+	for (i = 0, n = 0; i < c->nr; i++) {
+		struct cstack *last = n ? &c->stacks[n - 1] : NULL, *st = &c->stacks[i];
+
+		if (!last || strcmp(last->key, st->key)) {
+			c->stacks[n++] = *st;
+			continue;
+		}
+		last->bytes += st->bytes;
+		last->calls += st->calls;
+		for (k = 0; k < last->nr_frames; k++) {
+			if (strcmp(last->frames[k], st->frames[k])) {
+				char *fn = frame_func(last->frames[k]);
+
+				free(last->frames[k]);
+				last->frames[k] = fn;
+			}
+		}
+		free_cstack(st);
+	}
+	c->nr = n;
+	qsort(c->stacks, c->nr, sizeof(*c->stacks), cstack_by_size);
+	c->nr_stacks = n;
+}
+
 static int parse_stacks(FILE *fp, const char *name, struct csites *cs)
 {
 	struct csite *c = NULL;
 	struct cstack *st = NULL;
 	unsigned long lineno = 0;
 	char *line = NULL, *pos;
-	size_t cap = 0;
+	size_t i, cap = 0;
+	int version = 0;
 	const char *err;
 	ssize_t len;
 
@@ -2417,9 +2558,13 @@ static int parse_stacks(FILE *fp, const char *name, struct csites *cs)
 		if (len && line[len - 1] == '\n')
 			line[--len] = '\0';
 		if (lineno == 1) {
-			if (strcmp(line, STACKS_HEADER)) {
-				errorf("%s:1: not a stacks file (expected \"%s\")", name,
-				       STACKS_HEADER);
+			if (!strcmp(line, STACKS_HEADER "1.0")) {
+				version = 1;
+			} else if (!strcmp(line, STACKS_HEADER "2.0")) {
+				version = 2;
+			} else {
+				errorf("%s:1: not a stacks file (expected \"%s2.0\" or 1.0)",
+				       name, STACKS_HEADER);
 				goto fail;
 			}
 			continue;
@@ -2429,29 +2574,49 @@ static int parse_stacks(FILE *fp, const char *name, struct csites *cs)
 			cs->v = grow(cs->v, &cs->alloc, cs->nr, sizeof(*cs->v));
 			c = &cs->v[cs->nr];
 			memset(c, 0, sizeof(*c));
-			err = parse_csite(line, c);
+			err = parse_csite(line, c, version);
 			if (!err)
 				cs->nr++;
 			st = NULL;
-		} else if (!strncmp(line, "stack ", 6)) {
-			long long b, n;
+		} else if (!strncmp(line, version == 2 ? "object " : "stack ",
+				    version == 2 ? 7 : 6)) {
+			long long h = 0, b, n = 1;
 
-			pos = line + 6;
+			pos = line + (version == 2 ? 7 : 6);
 			if (!c)
-				err = "a stack before any site";
+				err = "an object or stack before any site";
+			if (!err && version == 2)
+				err = parse_signed(next_token(&pos), &h);
 			if (!err)
 				err = parse_signed(next_token(&pos), &b);
-			if (!err)
+			if (!err && version == 1)
 				err = parse_signed(next_token(&pos), &n);
 			if (!err && next_token(&pos))
-				err = "text after the calls";
+				err = "text after the last number";
+			if (!err && h < 0)
+				err = "negative stack number";
 			if (!err) {
 				c->stacks = grow(c->stacks, &c->alloc, c->nr,
 						 sizeof(*c->stacks));
 				st = &c->stacks[c->nr++];
 				memset(st, 0, sizeof(*st));
+				st->handle = h;
 				st->bytes = b;
 				st->calls = n;
+			}
+		} else if (version == 2 && !strncmp(line, "stack ", 6)) {
+			long long h;
+
+			pos = line + 6;
+			err = parse_signed(next_token(&pos), &h);
+			if (!err && (h <= 0 || next_token(&pos)))
+				err = "not stack NUMBER";
+			if (!err) {
+				cs->frames = grow(cs->frames, &cs->alloc_frames,
+						  cs->nr_frames, sizeof(*cs->frames));
+				st = &cs->frames[cs->nr_frames++];
+				memset(st, 0, sizeof(*st));
+				st->handle = h;
 			}
 		} else if (!strncmp(line, "  ", 2) && line[2] && line[2] != ' ') {
 			if (!st) {
@@ -2462,7 +2627,8 @@ static int parse_stacks(FILE *fp, const char *name, struct csites *cs)
 				st->frames[st->nr_frames++] = xstrdup(line + 2);
 			}
 		} else {
-			err = "not a site, stack or frame line";
+			err = version == 2 ? "not a site, object, stack or frame line" :
+					     "not a site, stack or frame line";
 		}
 		if (err) {
 			errorf("%s:%lu: %s", name, lineno, err);
@@ -2476,6 +2642,13 @@ static int parse_stacks(FILE *fp, const char *name, struct csites *cs)
 	if (!lineno) {
 		errorf("%s is empty%s", name, empty_hint);
 		goto fail;
+	}
+	if (version == 2) {
+		if (cs->nr_frames)
+			qsort(cs->frames, cs->nr_frames, sizeof(*cs->frames),
+			      cstack_by_handle);
+		for (i = 0; i < cs->nr; i++)
+			sum_objects(&cs->v[i], cs);
 	}
 	free(line);
 	return 0;

@@ -389,6 +389,9 @@ cases() {
 	# stacks: the captured call stacks of selected sites
 	t stacks		stacks stacks.txt
 	t stacks-json		stacks --json -f stacks.txt
+	t stacks-v2		stacks stacks2.txt
+	t stacks-v2-json		stacks --json stacks2.txt
+	t stacks-v2-n1		stacks -n 1 --module foo stacks2.txt
 	t stacks-n1		stacks -n 1 stacks.txt
 	t stacks-n1-json	stacks -n 1 --json stacks.txt
 	t stacks-module		stacks --module vmlinux stacks.txt

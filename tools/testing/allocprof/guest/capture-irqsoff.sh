@@ -44,7 +44,7 @@ wait $stress
 phase hooks
 head -1 $C | sed 's/^/RESULT held /'
 cat $S > /dev/null
-phase snapshot
+phase read
 echo clear > $C
 phase deselect
 echo 1 > /sys/module/allocprof_stress/parameters/release

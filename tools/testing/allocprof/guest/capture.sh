@@ -27,14 +27,18 @@ echo "helper site: $site"
 check "capture: the helper's site is in /proc/allocinfo" [ -n "$site" ]
 
 # The stacks of our site: "bytes calls frame1 frame2" per stack, largest
-# first (frames without their +offset/size and [module]).
+# first (frames without their +offset/size and [module]), summed from the
+# file's objects and merged by function as tools/vm/allocinfo does.
 stacks() {
 	awk -v s="site $site" '
 		/^site / { mine = (index($0, s " ") == 1); next }
-		!mine { next }
-		/^stack / { if (n) print line; line = $2 " " $3; n = 0; next }
-		/^  / { f = $1; sub(/\+.*/, "", f); if (n < 2) line = line " " f; n++ }
-		END { if (n) print line }' $S
+		/^object / { if (mine) { b[$2] += $3; c[$2]++ } next }
+		/^stack / { h = $2; n = 0; next }
+		/^  / { f = $1; sub(/\+.*/, "", f); if (n < 2) fr[h] = fr[h] " " f; n++ }
+		END {
+			for (h in b) { k = fr[h]; B[k] += b[h]; C[k] += c[h] }
+			for (k in B) print B[k], C[k] k
+		}' $S | sort -k1,1nr -k2,2nr
 }
 site_field() { # site_field NAME: a field of our site's line in the stacks file
 	awk -v s="site $site" -v k="$1" 'index($0, s " ") == 1 {
@@ -159,7 +163,7 @@ check "capture: 6 records before deselecting" [ "$(ctl_records)" = 6 ]
 echo "-$site" > $C
 check "capture: deselect succeeds" [ $? = 0 ]
 check "capture: no site, no record, no memory after deselecting" \
-	[ "$(cat $C)" = "cap 4096 records 0 entries 0 dropped 0 memory 0" ]
+	[ "$(cat $C)" = "cap 4096 records 0 dropped 0 memory 0" ]
 echo 1 > $P/free
 
 # FILE:LINE without [MODULE]: the one module that has the line.
@@ -168,9 +172,8 @@ check "capture: FILE:LINE alone selects the module's site" grep -qF "site $site 
 echo "-${site%% *}" > $C
 check "capture: -FILE:LINE alone deselects it" [ "$(grep -c '^site ' $C)" = 0 ]
 
-# The stacks file's copy, taken at open, is sized by the stacks in use,
-# not by the cap: at the largest cap the pool has room for 2^18 of them,
-# and a copy of that size was 40 MiB of vmalloc() per open.
+# The stacks file copies nothing at open: at the largest cap, an open
+# file takes no vmalloc() (a copy of all the stacks was once 40 MiB).
 echo "cap 1048576" > $C
 echo "$site" > $C
 echo 1 > $P/run
@@ -190,7 +193,7 @@ i=0
 while [ $i -lt 30 ]; do echo "$site" > $C; echo "-$site" > $C; i=$((i + 1)); done
 wait
 check "capture: select/deselect while allocating leaves nothing behind" \
-	[ "$(cat $C)" = "cap 4096 records 0 entries 0 dropped 0 memory 0" ]
+	[ "$(cat $C)" = "cap 4096 records 0 dropped 0 memory 0" ]
 
 # Unload with an object live: the site stays selected and its record
 # stays until allocprof_holder frees the object; then the module's tags
@@ -211,7 +214,7 @@ rmmod allocprof_holder || fail "rmmod allocprof_holder"
 check "capture: released module tags deselect the site" \
 	sh -c "dmesg | grep -q 'site deselected'"
 check "capture: nothing left after the module's tags are released" \
-	[ "$(cat $C)" = "cap 4096 records 0 entries 0 dropped 0 memory 0" ]
+	[ "$(cat $C)" = "cap 4096 records 0 dropped 0 memory 0" ]
 
 # Plain unload with nothing live: deselected at once.
 insmod /data/allocprof_holder.ko
@@ -259,7 +262,7 @@ if [ -e /data/allocprof_stress.ko ]; then
 	echo clear > $C
 	rmmod allocprof_stress
 	check "capture: no record, no memory after clear" \
-		[ "$(cat $C)" = "cap 4096 records 0 entries 0 dropped 0 memory 0" ]
+		[ "$(cat $C)" = "cap 4096 records 0 dropped 0 memory 0" ]
 else
 	skip "capture under stress (no /data/allocprof_stress.ko)"
 fi
