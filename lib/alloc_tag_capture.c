@@ -1096,11 +1096,10 @@ static const struct file_operations stacks_fops = {
 
 static int capture_show(struct seq_file *m, void *v)
 {
-	struct capture_site counts[ALLOC_TAG_CAPTURE_MAX_SITES];
-	u32 used = 0;
+	u64 dropped[ALLOC_TAG_CAPTURE_MAX_SITES], all_dropped = 0;
+	u32 records[ALLOC_TAG_CAPTURE_MAX_SITES], used = 0;
 	size_t bytes = 0;
 	unsigned long flags;
-	u64 dropped = 0;
 	int i;
 
 	mutex_lock(&capture_mutex);
@@ -1109,19 +1108,20 @@ static int capture_show(struct seq_file *m, void *v)
 		used = capture_pool->used;
 		bytes = capture_pool->bytes;
 	}
-	memcpy(counts, capture_sites, sizeof(counts));
-	raw_spin_unlock_irqrestore(&capture_lock, flags);
-	for (i = 0; i < ALLOC_TAG_CAPTURE_MAX_SITES; i++)
-		dropped += counts[i].dropped;
-	seq_printf(m, "cap %u records %u dropped %llu memory %zu\n",
-		   capture_cap, used, dropped, bytes);
 	for (i = 0; i < ALLOC_TAG_CAPTURE_MAX_SITES; i++) {
-		if (!counts[i].used)
+		dropped[i] = capture_sites[i].dropped;
+		records[i] = capture_sites[i].records;
+		all_dropped += dropped[i];
+	}
+	raw_spin_unlock_irqrestore(&capture_lock, flags);
+	seq_printf(m, "cap %u records %u dropped %llu memory %zu\n",
+		   capture_cap, used, all_dropped, bytes);
+	for (i = 0; i < ALLOC_TAG_CAPTURE_MAX_SITES; i++) {
+		if (!capture_sites[i].used)
 			continue;
 		capture_site_name(m, &capture_sites[i]);
 		seq_printf(m, " tags:%u records:%u dropped:%llu\n",
-			   counts[i].nr_tags, counts[i].records,
-			   counts[i].dropped);
+			   capture_sites[i].nr_tags, records[i], dropped[i]);
 	}
 	mutex_unlock(&capture_mutex);
 	return 0;
