@@ -43,6 +43,7 @@
 #define pr_fmt(fmt) "alloc_tag: capture: " fmt
 
 #include <linux/alloc_tag_capture.h>
+#include <linux/bitops.h>
 #include <linux/capability.h>
 #include <linux/codetag.h>
 #include <linux/debugfs.h>
@@ -72,7 +73,7 @@ DEFINE_STATIC_KEY_FALSE(alloc_tag_capture_key);
 #define CAPTURE_KEEP_FRAMES	16
 /* Context levels that capture: task, softirq, hardirq (not NMI). */
 #define CAPTURE_LEVELS		3
-/* Pool slots or hash buckets visited per hold of capture_lock. */
+/* Pool slots that deselection and reading visit per hold of capture_lock. */
 #define CAPTURE_STEP		256
 
 #define CAPTURE_DEFAULT_CAP	4096
@@ -110,6 +111,7 @@ struct capture_site {
 	char mod[MODULE_NAME_LEN];
 	struct alloc_tag **tags;
 	unsigned int nr_tags;
+	u64 serial;			/* tells this selection from others */
 	/* under capture_lock */
 	u64 dropped;
 	u64 bytes;
@@ -128,6 +130,7 @@ static_assert(ALLOC_TAG_CAPTURE_MAX_SITES ==
 static struct capture_pool *capture_pool;
 static unsigned int capture_nr_sites;
 static u32 capture_cap = CAPTURE_DEFAULT_CAP;
+static u64 capture_serial;
 static bool capture_depot_ready;
 
 /* A bit per context level (task, softirq, hardirq) capturing on this CPU. */
@@ -468,7 +471,7 @@ void __cold __alloc_tag_capture_page_split(struct alloc_tag *tag,
 		pool = capture_pool;
 		rec = &pool->recs[i];
 		each = rec->bytes / nr;
-		capture_sites[site].bytes -= rec->bytes - each;
+		capture_sites[rec->site].bytes -= rec->bytes - each;
 		rec->bytes = each;
 		handle = rec->handle;
 	}
@@ -771,6 +774,7 @@ static int capture_select(struct capture_spec *spec)
 	}
 	strscpy(site->mod, spec->mod, sizeof(site->mod));
 	site->line = spec->line;
+	site->serial = ++capture_serial;
 	site->tags = tags;
 	site->nr_tags = n;
 	raw_spin_lock_irqsave(&capture_lock, flags);
@@ -921,63 +925,74 @@ static void capture_drop_tags(struct alloc_tag *tags, size_t n)
  * that names it.  A position names the header (0), a site's line, or a
  * pool slot of a site:
  *
- *	1 + site * (pool->nr + 1) + (0 for the line, or 1 + slot)
+ *	1 + site * (CAPTURE_MAX_CAP + 1) + (0 for the line, or 1 + slot)
  *
- * The walk holds capture_mutex from ->start() to ->stop(), which keeps
+ * Each read() holds capture_mutex from ->start() to ->stop(), which keeps
  * the sites and the pool, and copies one record at a time under
  * capture_lock; it does not stop the hooks, so objects allocated or freed
- * while it runs may or may not be listed.
+ * meanwhile may or may not be listed.  Between two read()s a site may be
+ * deselected and its slot given to another: the serial of the site whose
+ * line was printed tells, and the rest of a site that went is skipped.
  */
 struct stacks_iter {
 	struct xarray seen;		/* handles whose frames were printed */
 	unsigned int site;
+	u64 serial;			/* of the site whose line was printed */
 	bool site_line;			/* the site's line, else @rec */
 	struct capture_rec rec;
-	struct capture_site counts;	/* the site's counters */
+	u64 bytes, dropped;		/* the site's counters, for its line */
+	u32 records;
 };
+
+#define STACKS_PER_SITE		((u64)CAPTURE_MAX_CAP + 1)
 
 static void *stacks_seek(struct seq_file *m, loff_t *pos)
 {
 	struct capture_pool *pool = capture_pool;
 	struct stacks_iter *it = m->private;
+	struct capture_site *site;
 	unsigned long flags;
-	u64 per_site, slot, end, site;
+	u64 slot, end, i;
 
 	if (!*pos)
 		return SEQ_START_TOKEN;
-	if (!pool)
-		return NULL;
-	per_site = (u64)pool->nr + 1;
-	for (;;) {
-		site = div64_u64_rem(*pos - 1, per_site, &slot);
-		if (site >= ALLOC_TAG_CAPTURE_MAX_SITES)
+	for (; pool; *pos = 1 + (i + 1) * STACKS_PER_SITE) {
+		i = div64_u64_rem(*pos - 1, STACKS_PER_SITE, &slot);
+		if (i >= ALLOC_TAG_CAPTURE_MAX_SITES)
 			return NULL;
-		it->site = site;
-		if (capture_sites[it->site].used && !slot) {
+		site = &capture_sites[i];
+		if (!site->used)
+			continue;
+		it->site = i;
+		if (!slot) {
 			raw_spin_lock_irqsave(&capture_lock, flags);
-			it->counts = capture_sites[it->site];
+			it->bytes = site->bytes;
+			it->dropped = site->dropped;
+			it->records = site->records;
 			raw_spin_unlock_irqrestore(&capture_lock, flags);
+			it->serial = site->serial;
 			it->site_line = true;
 			return it;
 		}
-		for (slot--; capture_sites[it->site].used && slot < pool->nr;) {
+		if (site->serial != it->serial)
+			continue;
+		for (slot--; slot < pool->nr; cond_resched()) {
 			end = min_t(u64, slot + CAPTURE_STEP, pool->nr);
 			raw_spin_lock_irqsave(&capture_lock, flags);
 			while (slot < end && (!pool->recs[slot].key ||
-					      pool->recs[slot].site != it->site))
+					      pool->recs[slot].site != i))
 				slot++;
 			if (slot < end)
 				it->rec = pool->recs[slot];
 			raw_spin_unlock_irqrestore(&capture_lock, flags);
 			if (slot < end) {
-				*pos = 1 + it->site * per_site + 1 + slot;
+				*pos = 1 + i * STACKS_PER_SITE + 1 + slot;
 				it->site_line = false;
 				return it;
 			}
-			cond_resched();
 		}
-		*pos = 1 + (it->site + 1) * per_site;
 	}
+	return NULL;
 }
 
 static void *stacks_start(struct seq_file *m, loff_t *pos)
@@ -1033,6 +1048,7 @@ static int stacks_show(struct seq_file *m, void *v)
 	unsigned long *entries;
 	unsigned int i, n;
 	u64 bytes, calls;
+	u32 seen;
 
 	if (v == SEQ_START_TOKEN) {
 		seq_puts(m, "allocinfo stacks - version: 2.0\n");
@@ -1043,12 +1059,18 @@ static int stacks_show(struct seq_file *m, void *v)
 		capture_site_total(site, &bytes, &calls);
 		capture_site_name(m, site);
 		seq_printf(m, " bytes:%llu calls:%u dropped:%llu site_bytes:%llu site_calls:%llu\n",
-			   it->counts.bytes, it->counts.records,
-			   it->counts.dropped, bytes, calls);
+			   it->bytes, it->records, it->dropped, bytes, calls);
 		return 0;
 	}
 	seq_printf(m, "object %u %lu\n", it->rec.handle, it->rec.bytes);
-	if (!it->rec.handle || xa_load(&it->seen, it->rec.handle))
+	/*
+	 * A handle's low bits number the depot's slab, the bits above its
+	 * offset there: rotated, the stacks of one slab are near each other
+	 * in @seen, which then needs a node per few dozen stacks, not two
+	 * per stack.
+	 */
+	seen = ror32(it->rec.handle, 16);
+	if (!it->rec.handle || xa_load(&it->seen, seen))
 		return 0;
 	seq_printf(m, "stack %u\n", it->rec.handle);
 	n = stack_depot_fetch(it->rec.handle, &entries);
@@ -1056,7 +1078,7 @@ static int stacks_show(struct seq_file *m, void *v)
 		seq_printf(m, "  %pS\n", (void *)entries[i]);
 	/* Should the buffer be too small, this object is shown again. */
 	if (!seq_has_overflowed(m))
-		xa_store(&it->seen, it->rec.handle, xa_mk_value(1), GFP_KERNEL);
+		xa_store(&it->seen, seen, xa_mk_value(1), GFP_KERNEL);
 	return 0;
 }
 

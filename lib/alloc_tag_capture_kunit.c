@@ -45,6 +45,8 @@ static bool test_same_funcs(u32 a, u32 b)
 	if (na != nb)
 		return false;
 	for (i = 0; i < na; i++) {
+		if (ea[i] == eb[i])
+			continue;
 		if (!kallsyms_lookup_size_offset(ea[i], &sa, &off))
 			return false;
 		sa = ea[i] - off;
@@ -130,6 +132,33 @@ out:
 	kvfree(all);
 	kfree(buf);
 	return n;
+}
+
+/*
+ * What the site @spec's line in the stacks file says its objects hold
+ * (bytes:, calls:): counters kept apart from the records.  -1 bytes if it
+ * is not selected.
+ */
+static void test_site_counts(const char *spec, s64 *bytes, s64 *calls)
+{
+	struct capture_spec s;
+	unsigned long flags;
+	char *buf = kstrdup(spec, GFP_KERNEL);
+	int site = -1;
+
+	*bytes = -1;
+	*calls = -1;
+	mutex_lock(&capture_mutex);
+	if (buf && !capture_parse_spec(buf, &s))
+		site = capture_find_site(&s);
+	if (site >= 0) {
+		raw_spin_lock_irqsave(&capture_lock, flags);
+		*bytes = capture_sites[site].bytes;
+		*calls = capture_sites[site].records;
+		raw_spin_unlock_irqrestore(&capture_lock, flags);
+	}
+	mutex_unlock(&capture_mutex);
+	kfree(buf);
 }
 
 /* The records in use, and the allocations of selected sites not recorded. */
@@ -365,6 +394,7 @@ static void alloc_tag_test_capture_callers(struct kunit *test)
 	struct test_stat st[4];
 	unsigned long records, dropped;
 	char *site = site_of(test, helper_line);
+	s64 bytes, calls;
 	int i, n;
 
 	KUNIT_ASSERT_EQ(test, command(test, "%s:%u", helper_line), 0);
@@ -387,11 +417,17 @@ static void alloc_tag_test_capture_callers(struct kunit *test)
 	test_counts(&records, &dropped);
 	KUNIT_EXPECT_EQ(test, records, 6);
 	KUNIT_EXPECT_EQ(test, dropped, 0);
+	test_site_counts(site, &bytes, &calls);
+	KUNIT_EXPECT_EQ(test, bytes, (s64)6 * size);
+	KUNIT_EXPECT_EQ(test, calls, 6);
 
 	/* A stack goes with the last of its objects. */
 	capture_test_free_all();
 	n = test_stacks(site, st, ARRAY_SIZE(st));
 	KUNIT_EXPECT_EQ(test, n, 0);
+	test_site_counts(site, &bytes, &calls);
+	KUNIT_EXPECT_EQ(test, bytes, 0);
+	KUNIT_EXPECT_EQ(test, calls, 0);
 	test_counts(&records, &dropped);
 	KUNIT_EXPECT_EQ(test, records, 0);
 
@@ -473,7 +509,6 @@ static void alloc_tag_test_capture_cap(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, dropped, 4);
 }
 
-/* A stack's bytes and calls, for a site with one stack. */
 /*
  * One stack, holding @bytes in @calls; none for 0 calls: a stack goes
  * with the last of its objects.
@@ -482,7 +517,12 @@ static void expect_one_stack(struct kunit *test, unsigned int line,
 			     s64 bytes, s64 calls)
 {
 	struct test_stat st[2];
+	s64 site_bytes, site_calls;
 
+	/* The site's line agrees with its records. */
+	test_site_counts(site_of(test, line), &site_bytes, &site_calls);
+	KUNIT_EXPECT_EQ(test, site_bytes, bytes);
+	KUNIT_EXPECT_EQ(test, site_calls, calls);
 	KUNIT_ASSERT_EQ(test,
 			test_stacks(site_of(test, line), st, 2),
 			calls ? 1 : 0);

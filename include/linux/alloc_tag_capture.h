@@ -7,8 +7,8 @@
  * the next question is which caller of the helper holds it.  An operator
  * selects one or a few call sites at run time (debugfs,
  * allocinfo/capture); from then on each allocation charged to a selected
- * site also records its call stack, and allocinfo/stacks lists the
- * distinct stacks of each site with the bytes and calls they still hold.
+ * site also records its call stack, and allocinfo/stacks lists each live
+ * object's stack and bytes, which userspace sums by stack.
  *
  * A selected tag carries ALLOC_TAG_CAPTURE in its codetag.flags.  The
  * hooks below sit at the points where the allocators charge and uncharge

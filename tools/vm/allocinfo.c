@@ -2423,15 +2423,19 @@ static const char *parse_csite(char *s, struct csite *c, int version)
 	return NULL;
 }
 
-/* "func+0x1c/0x40 [mod]" is in "func [mod]"; an address is in itself. */
-static char *frame_func(const char *frame)
+/*
+ * "func+0x1c/0x40 [mod]" without its offset: "func/0x40 [mod]" with
+ * @size, which tells apart two functions of one name, else "func [mod]"
+ * as the kernel's %ps prints it.  An address is in itself.
+ */
+static char *frame_func(const char *frame, bool size)
 {
 	const char *plus = strstr(frame, "+0x"), *end;
 	char *f;
 
 	if (!plus)
 		return xstrdup(frame);
-	end = plus + strcspn(plus, " ");
+	end = plus + strcspn(plus, size ? "/ " : " ");
 	f = xmalloc(strlen(frame) + 1);
 	memcpy(f, frame, plus - frame);
 	strcpy(f + (plus - frame), end);
@@ -2475,9 +2479,11 @@ static void sum_objects(struct csite *c, struct csites *cs)
 		return;
 	qsort(c->stacks, c->nr, sizeof(*c->stacks), cstack_by_handle);
 	for (i = 0; i < c->nr; i++) {
-		if (n && c->stacks[n - 1].handle == c->stacks[i].handle) {
-			c->stacks[n - 1].bytes += c->stacks[i].bytes;
-			c->stacks[n - 1].calls++;
+		struct cstack *last = n ? &c->stacks[n - 1] : NULL;
+
+		if (last && last->handle == c->stacks[i].handle) {
+			last->bytes = add_sat(last->bytes, c->stacks[i].bytes);
+			last->calls++;
 			continue;
 		}
 		c->stacks[n] = c->stacks[i];
@@ -2486,35 +2492,43 @@ static void sum_objects(struct csite *c, struct csites *cs)
 	c->nr = n;
 	for (i = 0; i < c->nr; i++) {
 		struct cstack *st = &c->stacks[i];
+		char *p;
 
 		key.handle = st->handle;
 		f = NULL;
 		if (st->handle && cs->nr_frames)
 			f = bsearch(&key, cs->frames, cs->nr_frames, sizeof(*f),
 				    cstack_by_handle);
-		len = 1;
-		for (k = 0; f && k < f->nr_frames; k++) {
-			st->frames = grow(st->frames, &st->alloc_frames, k,
-					  sizeof(*st->frames));
-			st->frames[k] = xstrdup(f->frames[k]);
-			len += strlen(f->frames[k]) + 1;
-		}
-		st->nr_frames = f ? f->nr_frames : 0;
-		if (!f) {
-			st->frames = xmalloc(sizeof(*st->frames));
-			st->frames[0] = xstrdup(st->handle ? "(no frames)" :
-						"(no stack: stack depot full)");
-			st->nr_frames = 1;
-			len += 32;
-		}
-		st->key = xmalloc(len);
-		st->key[0] = '\0';
-		for (k = 0; k < st->nr_frames; k++) {
-			char *fn = frame_func(st->frames[k]);
+		if (f) {
+			st->frames = xmalloc(f->nr_frames * sizeof(*st->frames));
+			for (k = 0; k < f->nr_frames; k++)
+				st->frames[k] = xstrdup(f->frames[k]);
+			st->nr_frames = f->nr_frames;
+		} else {
+			char text[64];
 
-			strcat(strcat(st->key, fn), "\n");
+			if (st->handle)
+				snprintf(text, sizeof(text), "(no frames for stack %lu)",
+					 st->handle);
+			else
+				snprintf(text, sizeof(text), "(no stack: stack depot full)");
+			st->frames = xmalloc(sizeof(*st->frames));
+			st->frames[0] = xstrdup(text);
+			st->nr_frames = 1;
+		}
+		len = 1;
+		for (k = 0; k < st->nr_frames; k++)
+			len += strlen(st->frames[k]) + 1;
+		st->key = xmalloc(len);
+		p = st->key;
+		for (k = 0; k < st->nr_frames; k++) {
+			char *fn = frame_func(st->frames[k], true);
+
+			p = stpcpy(p, fn);
+			*p++ = '\n';
 			free(fn);
 		}
+		*p = '\0';
 	}
 	qsort(c->stacks, c->nr, sizeof(*c->stacks), cstack_by_key);
 	for (i = 0, n = 0; i < c->nr; i++) {
@@ -2524,11 +2538,11 @@ static void sum_objects(struct csite *c, struct csites *cs)
 			c->stacks[n++] = *st;
 			continue;
 		}
-		last->bytes += st->bytes;
-		last->calls += st->calls;
+		last->bytes = add_sat(last->bytes, st->bytes);
+		last->calls = add_sat(last->calls, st->calls);
 		for (k = 0; k < last->nr_frames; k++) {
 			if (strcmp(last->frames[k], st->frames[k])) {
-				char *fn = frame_func(last->frames[k]);
+				char *fn = frame_func(last->frames[k], false);
 
 				free(last->frames[k]);
 				last->frames[k] = fn;
@@ -2593,8 +2607,8 @@ static int parse_stacks(FILE *fp, const char *name, struct csites *cs)
 				err = parse_signed(next_token(&pos), &n);
 			if (!err && next_token(&pos))
 				err = "text after the last number";
-			if (!err && h < 0)
-				err = "negative stack number";
+			if (!err && version == 2 && (h < 0 || b < 0))
+				err = "a negative stack number or size";
 			if (!err) {
 				c->stacks = grow(c->stacks, &c->alloc, c->nr,
 						 sizeof(*c->stacks));
@@ -2603,6 +2617,9 @@ static int parse_stacks(FILE *fp, const char *name, struct csites *cs)
 				st->handle = h;
 				st->bytes = b;
 				st->calls = n;
+				/* 2.0: frames follow a stack line, not an object */
+				if (version == 2)
+					st = NULL;
 			}
 		} else if (version == 2 && !strncmp(line, "stack ", 6)) {
 			long long h;

@@ -392,6 +392,7 @@ cases() {
 	t stacks-v2		stacks stacks2.txt
 	t stacks-v2-json		stacks --json stacks2.txt
 	t stacks-v2-n1		stacks -n 1 --module foo stacks2.txt
+	t stacks-v2-frame-after-object	stacks stacks2-frame-after-object.txt
 	t stacks-n1		stacks -n 1 stacks.txt
 	t stacks-n1-json	stacks -n 1 --json stacks.txt
 	t stacks-module		stacks --module vmlinux stacks.txt

@@ -28,16 +28,20 @@ check "capture: the helper's site is in /proc/allocinfo" [ -n "$site" ]
 
 # The stacks of our site: "bytes calls frame1 frame2" per stack, largest
 # first (frames without their +offset/size and [module]), summed from the
-# file's objects and merged by function as tools/vm/allocinfo does.
+# file's objects and merged on all their functions, as tools/vm/allocinfo
+# does.
 stacks() {
 	awk -v s="site $site" '
 		/^site / { mine = (index($0, s " ") == 1); next }
 		/^object / { if (mine) { b[$2] += $3; c[$2]++ } next }
-		/^stack / { h = $2; n = 0; next }
-		/^  / { f = $1; sub(/\+.*/, "", f); if (n < 2) fr[h] = fr[h] " " f; n++ }
+		/^stack / { h = $2; fr[h] = ""; two[h] = ""; n = 0; next }
+		/^  / {
+			f = $1; sub(/\+.*/, "", f); fr[h] = fr[h] " " f
+			if (n++ < 2) two[h] = two[h] " " f
+		}
 		END {
-			for (h in b) { k = fr[h]; B[k] += b[h]; C[k] += c[h] }
-			for (k in B) print B[k], C[k] k
+			for (h in b) { k = fr[h]; B[k] += b[h]; C[k] += c[h]; T[k] = two[h] }
+			for (k in B) print B[k], C[k] T[k]
 		}' $S | sort -k1,1nr -k2,2nr
 }
 site_field() { # site_field NAME: a field of our site's line in the stacks file
@@ -79,10 +83,19 @@ else
 	skip "allocinfo stacks in the guest (no /data/allocinfo-static)"
 fi
 
+# Read in small pieces, the file is the same; each stack's frames come
+# once, right after the first object that has it.
+cat $S > /tmp/s1
+dd if=$S of=/tmp/s2 bs=61 2>/dev/null
+check "capture: the stacks file read 61 bytes at a time is the same" cmp -s /tmp/s1 /tmp/s2
+check "capture: each stack's frames once, after its first object" awk '
+	/^object / { first = !($2 in seen); seen[$2] = 1; last = $2; next }
+	/^stack / { if ($2 != last || !first || done[$2]++) bad = 1; next }
+	END { exit bad }' /tmp/s1
+
 echo 1 > $P/free
 stacks > /tmp/st
-check "capture: after the frees no stack is left (a stack goes with its last object)" \
-	[ ! -s /tmp/st ]
+check "capture: after the frees the site lists no object" [ ! -s /tmp/st ]
 check "capture: no record in use after the frees" [ "$(ctl_records)" = 0 ]
 
 # Hard interrupt context: a timer calls the helper.
