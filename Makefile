@@ -104,6 +104,27 @@ capture-irqsoff: tree
 		-l build/capture-irqsoff.log >/dev/null; \
 		grep -a '^RESULT\|^TRACE\|^PASS\|^FAIL' build/capture-irqsoff.log
 
+# By hand: call-stack capture on a kernel without CONFIG_KALLSYMS
+# (guest/capture-nokallsyms.sh), on build/nokallsyms: frames are bare
+# addresses and allocinfo stacks merges only equal stacks.  Log:
+# build/capture-nokallsyms.log.
+.PHONY: capture-nokallsyms
+capture-nokallsyms: tree
+	@$(T)/build-kernel.sh nokallsyms guest prof-on numa nokallsyms
+	@rm -rf build/testmod-nokallsyms && mkdir -p build/testmod-nokallsyms && \
+		cp $(T)/modules/* build/testmod-nokallsyms/ && \
+		python3 $(T)/modules/gen-many.py 2000 \
+			>build/testmod-nokallsyms/allocprof_many.c && \
+		$(MAKE) -s -C build/nokallsyms M=$(CURDIR)/build/testmod-nokallsyms modules
+	@gcc -static -O2 -o build/testmod-nokallsyms/allocinfo-static tools/vm/allocinfo.c
+	@$(T)/qemu-run.sh -k build/nokallsyms/arch/x86/boot/bzImage \
+		-s $(T)/guest/capture-nokallsyms.sh -f $(T)/guest/lib.sh \
+		-f build/testmod-nokallsyms/allocprof_holder.ko \
+		-f build/testmod-nokallsyms/allocprof_capture.ko \
+		-f build/testmod-nokallsyms/allocinfo-static -t 400 \
+		-l build/capture-nokallsyms.log >/dev/null; \
+		grep -a '^PASS\|^FAIL\|^SKIP' build/capture-nokallsyms.log
+
 # The long run of guest/tools.sh (by hand, not part of check): stress-ng
 # 10 s a stressor, trinity 200,000 calls as nobody and 50,000 or an hour
 # as root, on build/kernel; FUZZ_SEED picks trinity's seed.  Log:
