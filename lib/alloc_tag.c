@@ -39,7 +39,6 @@
 #include <linux/sysctl.h>
 #include <linux/vmalloc.h>
 #include <linux/workqueue.h>
-#include <kunit/visibility.h>
 
 DEFINE_STATIC_KEY_FALSE(mem_alloc_profiling_key);
 EXPORT_SYMBOL(mem_alloc_profiling_key);
@@ -144,7 +143,7 @@ void __init alloc_tag_mm_init(void)
  * profiling was disabled with "never" at boot, or -ENOMEM if the first
  * switch-on could not allocate what profiling needs (it stays off).
  */
-VISIBLE_IF_KUNIT int mem_alloc_profiling_switch(bool on)
+int mem_alloc_profiling_switch(bool on)
 {
 	int ret = 0;
 
@@ -156,7 +155,6 @@ VISIBLE_IF_KUNIT int mem_alloc_profiling_switch(bool on)
 	mutex_unlock(&mem_profiling_mutex);
 	return ret;
 }
-EXPORT_SYMBOL_IF_KUNIT(mem_alloc_profiling_switch);
 
 #ifdef CONFIG_SYSCTL
 /*
@@ -237,7 +235,7 @@ static DEFINE_PER_CPU(struct alloc_tag_counters, alloc_tag_released);
  *
  * Context: any context.
  */
-VISIBLE_IF_KUNIT void alloc_tag_released_check(void)
+static void alloc_tag_released_check(void)
 {
 	s64 bytes = 0, calls = 0;
 	int cpu;
@@ -249,7 +247,6 @@ VISIBLE_IF_KUNIT void alloc_tag_released_check(void)
 	if (bytes || calls)
 		pr_warn_once("allocations charged to module tags after their release: a stale tag reference\n");
 }
-EXPORT_SYMBOL_IF_KUNIT(alloc_tag_released_check);
 
 /**
  * alloc_tag_read() - what a call site holds now
@@ -1476,12 +1473,10 @@ static void alloc_tag_counters_free(struct alloc_tag *tags, size_t n,
  *
  * Context: process context.
  */
-VISIBLE_IF_KUNIT void alloc_tag_counters_release(struct alloc_tag *tags,
-						 size_t n)
+static void alloc_tag_counters_release(struct alloc_tag *tags, size_t n)
 {
 	alloc_tag_counters_free(tags, n, &alloc_tag_released);
 }
-EXPORT_SYMBOL_IF_KUNIT(alloc_tag_counters_release);
 
 /*
  * alloc_tag_counters_alloc() - give @n tags their per-CPU counters
@@ -1491,7 +1486,7 @@ EXPORT_SYMBOL_IF_KUNIT(alloc_tag_counters_release);
  * Context: process context.
  * Return: 0, or -ENOMEM with no counters allocated.
  */
-VISIBLE_IF_KUNIT int alloc_tag_counters_alloc(struct alloc_tag *tags, size_t n)
+static int alloc_tag_counters_alloc(struct alloc_tag *tags, size_t n)
 {
 	struct alloc_tag_counters __percpu *block;
 	size_t i, j;
@@ -1509,7 +1504,6 @@ VISIBLE_IF_KUNIT int alloc_tag_counters_alloc(struct alloc_tag *tags, size_t n)
 	}
 	return 0;
 }
-EXPORT_SYMBOL_IF_KUNIT(alloc_tag_counters_alloc);
 
 static int alloc_tag_module_load(struct codetag_type *cttype,
 				 struct codetag_range *range)
@@ -1922,3 +1916,7 @@ static int __init alloc_tag_init(void)
 
 /* Before any module can load: its tags need counters from the start. */
 core_initcall(alloc_tag_init);
+
+#ifdef CONFIG_MEM_ALLOC_PROFILING_KUNIT_TEST
+#include "alloc_tag_kunit.c"
+#endif /* CONFIG_MEM_ALLOC_PROFILING_KUNIT_TEST */

@@ -7,6 +7,9 @@
  * Expected sizes come from the allocator, never from constants: the
  * smallest kmalloc cache is 8 bytes on x86 but ARCH_KMALLOC_MINALIGN (128
  * on arm64) elsewhere, and a kmem_cache's objects are its object size.
+ *
+ * Built in only, and included at the end of lib/alloc_tag.c, so that the
+ * kernel exports nothing for it.
  */
 #include <kunit/test.h>
 #include <linux/alloc_tag.h>
@@ -24,12 +27,6 @@
 
 #include "../mm/slab.h"
 
-#ifdef MODULE
-#define TEST_MODNAME	KBUILD_MODNAME
-#else
-#define TEST_MODNAME	""
-#endif
-
 struct site {
 	unsigned int line;
 	struct alloc_tag_counters before;
@@ -45,7 +42,7 @@ static int find_tag_one(struct alloc_tag *tag, const char *modname, void *arg)
 	struct find_tag *f = arg;
 
 	if (tag->ct.lineno != f->line || strcmp(tag->ct.filename, __FILE__) ||
-	    strcmp(modname, TEST_MODNAME))
+	    modname[0])
 		return 0;
 	f->tag = tag;
 	return 1;
@@ -813,6 +810,3 @@ static struct kunit_suite alloc_tag_test_suite = {
 };
 
 kunit_test_suites(&alloc_tag_test_suite);
-
-MODULE_LICENSE("GPL");
-MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);

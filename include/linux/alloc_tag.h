@@ -177,13 +177,8 @@ int alloc_tag_for_each(int (*fn)(struct alloc_tag *tag, const char *modname,
 				 void *arg), void *arg);
 void alloc_tag_on_release(void (*fn)(struct alloc_tag *tags, size_t n));
 
-#if IS_ENABLED(CONFIG_KUNIT)
-/* For the KUnit suite only. */
+/* What a write to vm.mem_profiling does (and the KUnit suites). */
 int mem_alloc_profiling_switch(bool on);
-int alloc_tag_counters_alloc(struct alloc_tag *tags, size_t n);
-void alloc_tag_counters_release(struct alloc_tag *tags, size_t n);
-void alloc_tag_released_check(void);
-#endif
 
 #ifdef CONFIG_MEM_ALLOC_PROFILING_DEBUG
 void alloc_tag_check_unused(struct alloc_tag **ref);
