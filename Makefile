@@ -123,7 +123,9 @@ capture-nokallsyms: tree
 		-f build/testmod-nokallsyms/allocprof_capture.ko \
 		-f build/testmod-nokallsyms/allocinfo-static -t 400 \
 		-l build/capture-nokallsyms.log >/dev/null; \
-		grep -a '^PASS\|^FAIL\|^SKIP' build/capture-nokallsyms.log
+		grep -a '^PASS\|^FAIL\|^SKIP' build/capture-nokallsyms.log; \
+		grep -aq '^PASS' build/capture-nokallsyms.log && \
+		! grep -aq '^FAIL' build/capture-nokallsyms.log
 
 # The long run of guest/tools.sh (by hand, not part of check): stress-ng
 # 10 s a stressor, trinity 200,000 calls as nobody and 50,000 or an hour

@@ -139,7 +139,7 @@ void __init alloc_tag_mm_init(void)
 
 /*
  * Switch profiling on or off: what a write to vm.mem_profiling does, and
- * what the KUnit suite does.  Process context.  Returns 0, -EPERM if
+ * what the KUnit suites use.  Process context.  Returns 0, -EPERM if
  * profiling was disabled with "never" at boot, or -ENOMEM if the first
  * switch-on could not allocate what profiling needs (it stays off).
  */

@@ -1065,9 +1065,9 @@ static int stacks_show(struct seq_file *m, void *v)
 	seq_printf(m, "object %u %lu\n", it->rec.handle, it->rec.bytes);
 	/*
 	 * A handle's low bits number the depot's slab, the bits above its
-	 * offset there: rotated, the stacks of one slab are near each other
-	 * in @seen, which then needs a node per few dozen stacks, not two
-	 * per stack.
+	 * offset there (bit 16 up, with 4 KiB pages): rotated, the stacks of
+	 * one slab are near each other in @seen, which then needs a node per
+	 * several stacks, not two per stack.
 	 */
 	seen = ror32(it->rec.handle, 16);
 	if (!it->rec.handle || xa_load(&it->seen, seen))

@@ -177,7 +177,7 @@ int alloc_tag_for_each(int (*fn)(struct alloc_tag *tag, const char *modname,
 				 void *arg), void *arg);
 void alloc_tag_on_release(void (*fn)(struct alloc_tag *tags, size_t n));
 
-/* What a write to vm.mem_profiling does (and the KUnit suites). */
+/* What a write to vm.mem_profiling does. */
 int mem_alloc_profiling_switch(bool on);
 
 #ifdef CONFIG_MEM_ALLOC_PROFILING_DEBUG

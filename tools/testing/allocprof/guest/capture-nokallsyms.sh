@@ -3,9 +3,9 @@
 # without CONFIG_KALLSYMS.  The test module's helper is called by three
 # callers 1, 2 and 3 times; every frame must be a bare address, the
 # objects must sum to the site's 6 calls, and allocinfo stacks must merge
-# only stacks with equal return addresses: caller3 calls the helper from
-# one call instruction (768 bytes in 3 calls), caller2 from one or two
-# (the compiler may unroll its loop), caller1 once.
+# only stacks with equal return addresses: 3 to 6 stacks (one per call
+# instruction, and the compiler may unroll the callers' loops), each a
+# whole number of objects.
 . /data/lib.sh
 C=/sys/kernel/debug/allocinfo/capture
 S=/sys/kernel/debug/allocinfo/stacks
@@ -31,10 +31,11 @@ check "no kallsyms: every frame is a bare address" \
 cat /tmp/tool
 check "no kallsyms: allocinfo stacks sums 1.5 KiB in 6 calls" \
 	grep -q "captured 1.5 KiB in 6 calls" /tmp/tool
-check "no kallsyms: 3 or 4 stacks (caller2's calls merge only if one instruction makes them)" \
-	sh -c "grep -q 'captured .* 6 calls, [34] stacks' /tmp/tool"
-check "no kallsyms: caller3's stack holds $((3 * OBJ)) B in 3 calls" \
-	grep -qE "^ +$((3 * OBJ)) B +3  0x" /tmp/tool
+check "no kallsyms: 3 to 6 stacks (one per call instruction)" \
+	grep -qE 'captured .* 6 calls, [3-6] stacks' /tmp/tool
+check "no kallsyms: each stack is a whole number of objects" \
+	awk -v o=$OBJ '$2 == "B" && $4 ~ /^0x/ { if ($1 % o || $1 / o != $3) bad = 1; n++ }
+		END { exit bad || n < 3 }' /tmp/tool
 echo 1 > $P/free
 check "no kallsyms: no object after the frees" [ "$(grep -c '^object ' $S)" = 0 ]
 echo clear > $C

@@ -28,8 +28,8 @@ check "capture: the helper's site is in /proc/allocinfo" [ -n "$site" ]
 
 # The stacks of our site: "bytes calls frame1 frame2" per stack, largest
 # first (frames without their +offset/size and [module]), summed from the
-# file's objects and merged on all their functions, as tools/vm/allocinfo
-# does.
+# file's objects and merged on all their functions' names (allocinfo
+# stacks also keeps each function's size and module in its key).
 stacks() {
 	awk -v s="site $site" '
 		/^site / { mine = (index($0, s " ") == 1); next }
