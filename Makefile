@@ -81,6 +81,13 @@ build32: tree
 	@ARCH=arm $(T)/build-kernel.sh arm-off guest arm prof-off
 	@echo "build32: i386 off, arm on and off built"
 
+# The test modules in build/testmod-$(1), built against the kernel in
+# build/$(2) (the targets below boot them by hand; check.sh has its own).
+testmods = rm -rf build/testmod-$(1) && mkdir -p build/testmod-$(1) && \
+	cp $(T)/modules/* build/testmod-$(1)/ && \
+	python3 $(T)/modules/gen-many.py 2000 >build/testmod-$(1)/allocprof_many.c && \
+	$(MAKE) -s -C build/$(2) M=$(CURDIR)/build/testmod-$(1) modules
+
 # By hand: the longest section with interrupts off while call-stack
 # capture runs at its largest cap (irqsoff tracer; guest/capture-irqsoff.sh),
 # on build/irqsoff; its RESULT and TRACE lines go to build/capture-irqsoff.log.
@@ -91,11 +98,7 @@ build32: tree
 .PHONY: capture-irqsoff
 capture-irqsoff: tree
 	@$(T)/build-kernel.sh irqsoff guest prof-on numa irqsoff
-	@rm -rf build/testmod-irqsoff && mkdir -p build/testmod-irqsoff && \
-		cp $(T)/modules/* build/testmod-irqsoff/ && \
-		python3 $(T)/modules/gen-many.py 2000 \
-			>build/testmod-irqsoff/allocprof_many.c && \
-		$(MAKE) -s -C build/irqsoff M=$(CURDIR)/build/testmod-irqsoff modules
+	@$(call testmods,irqsoff,irqsoff)
 	@PATH=$(CURDIR)/$(T)/bench/icount:$$PATH \
 		$(T)/qemu-run.sh -k build/irqsoff/arch/x86/boot/bzImage \
 		-s $(T)/guest/capture-irqsoff.sh -f $(T)/guest/lib.sh \
@@ -111,11 +114,7 @@ capture-irqsoff: tree
 .PHONY: capture-nokallsyms
 capture-nokallsyms: tree
 	@$(T)/build-kernel.sh nokallsyms guest prof-on numa nokallsyms
-	@rm -rf build/testmod-nokallsyms && mkdir -p build/testmod-nokallsyms && \
-		cp $(T)/modules/* build/testmod-nokallsyms/ && \
-		python3 $(T)/modules/gen-many.py 2000 \
-			>build/testmod-nokallsyms/allocprof_many.c && \
-		$(MAKE) -s -C build/nokallsyms M=$(CURDIR)/build/testmod-nokallsyms modules
+	@$(call testmods,nokallsyms,nokallsyms)
 	@gcc -static -O2 -o build/testmod-nokallsyms/allocinfo-static tools/vm/allocinfo.c
 	@$(T)/qemu-run.sh -k build/nokallsyms/arch/x86/boot/bzImage \
 		-s $(T)/guest/capture-nokallsyms.sh -f $(T)/guest/lib.sh \
@@ -134,11 +133,7 @@ capture-nokallsyms: tree
 FUZZ_SEED ?= 20261204
 .PHONY: fuzz
 fuzz: kernel
-	@rm -rf build/testmod-fuzz && mkdir -p build/testmod-fuzz && \
-		cp $(T)/modules/* build/testmod-fuzz/ && \
-		python3 $(T)/modules/gen-many.py 2000 \
-			>build/testmod-fuzz/allocprof_many.c && \
-		$(MAKE) -s -C build/kernel M=$(CURDIR)/build/testmod-fuzz modules
+	@$(call testmods,fuzz,kernel)
 	@$(T)/userland.sh build/userland
 	@$(T)/qemu-run.sh -k build/kernel/arch/x86/boot/bzImage \
 		-s $(T)/guest/tools.sh -f $(T)/guest/lib.sh \
