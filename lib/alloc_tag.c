@@ -12,6 +12,7 @@
 #define pr_fmt(fmt) "alloc_tag: " fmt
 
 #include <linux/alloc_tag.h>
+#include <linux/alloc_tag_nodes.h>
 #include <linux/alloc_tag_capture.h>
 #include <linux/capability.h>
 #include <linux/init.h>
@@ -99,6 +100,8 @@ static int __init mem_profiling_early(char *arg)
 		pr_err("sysctl.vm.mem_profiling=%s ignored after 'never'\n", arg);
 		return 0;
 	}
+	/* "1,nodes" chooses the node counters: see alloc_tag_nodes_option(). */
+	alloc_tag_nodes_option(arg);
 	if (!strcmp(arg, "never"))
 		mem_profiling_never = true;
 	else if (!strcmp(arg, "0"))
@@ -172,13 +175,16 @@ static int mem_profiling_handler(struct ctl_table *table, int write,
 		.extra1		= SYSCTL_ZERO,
 		.extra2		= SYSCTL_ONE,
 	};
+	size_t len = *lenp;
 	int ret;
 
 	if (!write)
 		return proc_dointvec_minmax(&tmp, 0, buffer, lenp, ppos);
 	if (!capable(CAP_SYS_ADMIN))
 		return -EPERM;
-	ret = proc_dointvec_minmax(&tmp, 1, buffer, lenp, ppos);
+	/* do_sysctl_args() writes the boot's "1,nodes": alloc_tag_nodes_strip() */
+	len = alloc_tag_nodes_strip(buffer, len);
+	ret = proc_dointvec_minmax(&tmp, 1, buffer, &len, ppos);
 	if (ret)
 		return ret;
 	return mem_alloc_profiling_switch(val);
@@ -455,12 +461,6 @@ static inline u32 nr_vmlinux_tags(void)
 	return __stop_alloc_tags - __start_alloc_tags;
 }
 
-static __always_inline u32 alloc_tag_to_index(struct alloc_tag *tag)
-{
-	/* Only the other bits change under us, by cmpxchg. */
-	return READ_ONCE(tag->ct.flags) & ALLOC_TAG_INDEX_MASK;
-}
-
 /* Give @tag page-tag number @idx (0: none). */
 static void alloc_tag_set_index(struct alloc_tag *tag, u32 idx)
 {
@@ -540,6 +540,7 @@ static void pgtag_register_module(struct alloc_tag *tags, size_t n,
 			table = pgtag_mod_table;
 		}
 		__set_bit(slot, pgtag_mod_used);
+		alloc_tag_nodes_cover(nr_vmlinux_tags() + 1 + slot);
 		alloc_tag_set_index(&tags[i], nr_vmlinux_tags() + 1 + slot);
 		WRITE_ONCE(table->tags[slot], &tags[i]);
 	}
@@ -731,6 +732,7 @@ void __pgalloc_tag_add(struct page *page, unsigned int nr)
 	if (unlikely(!pgtag_store(page, idx, false)))
 		return;
 	alloc_tag_counters_add(tag, (s64)nr << PAGE_SHIFT, 1);
+	alloc_tag_node_add(idx, page_to_nid(page), (long)nr << PAGE_SHIFT, 1);
 	alloc_tag_capture_add(tag, (unsigned long)page, nr * PAGE_SIZE, 0);
 }
 
@@ -763,9 +765,9 @@ static __always_inline u32 pgtag_take_freed(struct page *page)
 }
 
 /*
- * Release @nr pages' bytes of tag number @idx.  With @first, also the
- * allocation itself (a call) and its captured stack, which @page, the
- * block's first page, keys (@page is NULL without @first).
+ * Release @nr pages' bytes of tag number @idx, pages of @page's block.
+ * With @first, also the allocation itself (a call) and its captured
+ * stack, which @page, the block's first page, keys.
  */
 static __always_inline void pgtag_uncharge(u32 idx, unsigned int nr,
 					   bool first, struct page *page)
@@ -783,6 +785,7 @@ static __always_inline void pgtag_uncharge(u32 idx, unsigned int nr,
 	/* alloc_tag_capture_page_sub() first, while the tag is charged. */
 	alloc_tag_capture_page_sub(first ? page : NULL, tag);
 	alloc_tag_counters_add(tag, -((s64)nr << PAGE_SHIFT), first ? -1 : 0);
+	alloc_tag_node_add(idx, page_to_nid(page), -((long)nr << PAGE_SHIFT), first ? -1 : 0);
 }
 
 void __pgalloc_tag_sub(struct page *page, unsigned int nr)
@@ -802,9 +805,10 @@ unsigned int __pgalloc_tag_peek(struct page *page)
 	return idx;
 }
 
-void __pgalloc_tag_sub_tail(unsigned int tag, unsigned int nr)
+void __pgalloc_tag_sub_tail(struct page *page, unsigned int tag,
+			    unsigned int nr)
 {
-	pgtag_uncharge(tag, nr, false, NULL);
+	pgtag_uncharge(tag, nr, false, page);
 }
 
 void __pgalloc_tag_split(struct page *page, unsigned int nr)
@@ -821,6 +825,7 @@ void __pgalloc_tag_split(struct page *page, unsigned int nr)
 	for (i = 1; i < nr; i++)
 		pgtag_set(nth_page(page, i), idx);
 	alloc_tag_counters_add(tag, 0, nr - 1);
+	alloc_tag_node_add(idx, page_to_nid(page), 0, nr - 1);
 	alloc_tag_capture_page_split(tag, page, nr);
 }
 
@@ -842,6 +847,8 @@ void __pgalloc_tag_move(struct page *dst, struct page *src, unsigned int nr)
 		return;
 	pgtag_set(dst, sidx);
 	pgtag_set(src, 0);
+	alloc_tag_node_add(sidx, page_to_nid(src), -((long)nr << PAGE_SHIFT), -1);
+	alloc_tag_node_add(sidx, page_to_nid(dst), (long)nr << PAGE_SHIFT, 1);
 	if (alloc_tag_capture_enabled())
 		alloc_tag_capture_page_move(alloc_tag_from_index(sidx), dst, src);
 }
@@ -1193,6 +1200,9 @@ struct allocinfo_private {
 	struct codetag_iterator iter;
 	loff_t pos;			/* seq_file position of iter.ct */
 	struct alloc_tag_query *query;	/* the ioctl's (lib/alloc_tag_ioctl.c) */
+	const char *header;
+	void (*show)(struct seq_file *m, struct alloc_tag *tag,
+		     const struct codetag_range *range);
 };
 
 static void *allocinfo_start(struct seq_file *m, loff_t *pos)
@@ -1248,27 +1258,13 @@ static void allocinfo_stop(struct seq_file *m, void *v)
 static int allocinfo_show(struct seq_file *m, void *v)
 {
 	struct allocinfo_private *priv = m->private;
-	struct alloc_tag_counters c;
-	struct seq_buf sb;
-	char *buf;
-	size_t n;
 
-	if (v == SEQ_START_TOKEN) {
-		/* 2.0: a line may end with key:value pairs (accurate:no). */
-		seq_puts(m, "allocinfo - version: 2.0\n");
-		seq_puts(m, "#     <size>  <calls> <tag info>\n");
-		return 0;
-	}
-	c = alloc_tag_read(container_of((struct codetag *)v,
-					struct alloc_tag, ct));
-	n = seq_get_buf(m, &buf);
-	seq_buf_init(&sb, buf, n);
-	seq_buf_printf(&sb, "%12llu %8llu ", c.bytes, c.calls);
-	codetag_to_text(&sb, v, priv->iter.range);
-	if (READ_ONCE(((struct codetag *)v)->flags) & ALLOC_TAG_INACCURATE)
-		seq_buf_puts(&sb, " accurate:no");
-	seq_buf_putc(&sb, '\n');
-	seq_commit(m, seq_buf_has_overflowed(&sb) ? -1 : seq_buf_used(&sb));
+	if (v == SEQ_START_TOKEN)
+		seq_puts(m, priv->header);
+	else
+		priv->show(m, container_of((struct codetag *)v,
+					   struct alloc_tag, ct),
+			   priv->iter.range);
 	return 0;
 }
 
@@ -1279,19 +1275,90 @@ static const struct seq_operations allocinfo_seq_op = {
 	.show	= allocinfo_show,
 };
 
-static int allocinfo_open(struct inode *inode, struct file *file)
+/**
+ * alloc_tag_seq_line() - print a line in the format of /proc/allocinfo
+ * @m: the file
+ * @tag: the tag
+ * @range: its range, as given to the show function of alloc_tag_seq_open()
+ * @bytes: the bytes to print
+ * @calls: the calls to print
+ * @nid: a node, printed as " node:N" after the tag, or -1 for none
+ */
+void alloc_tag_seq_line(struct seq_file *m, struct alloc_tag *tag,
+			const struct codetag_range *range, u64 bytes,
+			u64 calls, int nid)
 {
-	return seq_open_private(file, &allocinfo_seq_op,
-				sizeof(struct allocinfo_private));
+	struct seq_buf sb;
+	char *buf;
+	size_t n;
+
+	n = seq_get_buf(m, &buf);
+	seq_buf_init(&sb, buf, n);
+	seq_buf_printf(&sb, "%12llu %8llu ", bytes, calls);
+	codetag_to_text(&sb, &tag->ct, range);
+	if (nid >= 0)
+		seq_buf_printf(&sb, " node:%d", nid);
+	if (READ_ONCE(tag->ct.flags) & ALLOC_TAG_INACCURATE)
+		seq_buf_puts(&sb, " accurate:no");
+	seq_buf_putc(&sb, '\n');
+	seq_commit(m, seq_buf_has_overflowed(&sb) ? -1 : seq_buf_used(&sb));
 }
 
-static int allocinfo_release(struct inode *inode, struct file *file)
+/**
+ * alloc_tag_seq_open() - open a file that walks the tags as allocinfo does
+ * @file: the file being opened
+ * @header: printed first
+ * @show: prints the lines of one tag, of @range, with alloc_tag_seq_line()
+ *
+ * The file's proc_ops use seq_read(), seq_lseek() and
+ * alloc_tag_seq_release().
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int alloc_tag_seq_open(struct file *file, const char *header,
+		       void (*show)(struct seq_file *m, struct alloc_tag *tag,
+				    const struct codetag_range *range))
+{
+	struct allocinfo_private *priv;
+
+	priv = __seq_open_private(file, &allocinfo_seq_op, sizeof(*priv));
+	if (!priv)
+		return -ENOMEM;
+	priv->header = header;
+	priv->show = show;
+	return 0;
+}
+
+/**
+ * alloc_tag_seq_release() - release a file of alloc_tag_seq_open()
+ * @inode: its inode
+ * @file: the file
+ *
+ * Return: 0.
+ */
+int alloc_tag_seq_release(struct inode *inode, struct file *file)
 {
 	struct seq_file *m = file->private_data;
 	struct allocinfo_private *priv = m->private;
 
 	alloc_tag_ioctl_release(priv->query);
 	return seq_release_private(inode, file);
+}
+
+static void allocinfo_show_tag(struct seq_file *m, struct alloc_tag *tag,
+			       const struct codetag_range *range)
+{
+	struct alloc_tag_counters c = alloc_tag_read(tag);
+
+	alloc_tag_seq_line(m, tag, range, c.bytes, c.calls, -1);
+}
+
+static int allocinfo_open(struct inode *inode, struct file *file)
+{
+	/* 2.0: a line may end with key:value pairs (accurate:no). */
+	return alloc_tag_seq_open(file, "allocinfo - version: 2.0\n"
+				  "#     <size>  <calls> <tag info>\n",
+				  allocinfo_show_tag);
 }
 
 static long allocinfo_ioctl(struct file *file, unsigned int cmd,
@@ -1307,7 +1374,7 @@ static const struct proc_ops allocinfo_proc_ops = {
 	.proc_open		= allocinfo_open,
 	.proc_read		= seq_read,
 	.proc_lseek		= seq_lseek,
-	.proc_release		= allocinfo_release,
+	.proc_release		= alloc_tag_seq_release,
 	.proc_ioctl		= allocinfo_ioctl,
 #ifdef CONFIG_COMPAT
 	.proc_compat_ioctl	= compat_ptr_ioctl,
@@ -1597,6 +1664,7 @@ static int alloc_tag_first_on(void)
 	err = pgtag_first_on();
 	if (err)
 		return err;
+	alloc_tag_nodes_on(n);
 	if (alloc_tag_cttype)
 		codetag_lock_module_list_write(alloc_tag_cttype);
 	err = alloc_tag_counters_alloc(__start_alloc_tags, n);

@@ -115,6 +115,18 @@ static __always_inline bool alloc_tag_is_real(const struct alloc_tag *tag)
 	return (unsigned long)tag > (unsigned long)ALLOC_TAG_NONE;
 }
 
+/**
+ * alloc_tag_to_index() - the page-tag number of a tag
+ * @tag: a real tag
+ *
+ * Return: the number pages refer to the tag by, or 0 if it has none.
+ */
+static __always_inline u32 alloc_tag_to_index(const struct alloc_tag *tag)
+{
+	/* Only the other bits change under us, by cmpxchg. */
+	return READ_ONCE(tag->ct.flags) & ALLOC_TAG_INDEX_MASK;
+}
+
 /*
  * Two keys: whether allocations are charged now (vm.mem_profiling), and
  * whether profiling has ever been enabled since boot, which frees must
@@ -176,6 +188,18 @@ void alloc_tag_unlock_sites(void);
 int alloc_tag_for_each(int (*fn)(struct alloc_tag *tag, const char *modname,
 				 void *arg), void *arg);
 void alloc_tag_on_release(void (*fn)(struct alloc_tag *tags, size_t n));
+
+/* Files that list the tags as /proc/allocinfo does. */
+struct file;
+struct inode;
+struct seq_file;
+int alloc_tag_seq_open(struct file *file, const char *header,
+		       void (*show)(struct seq_file *m, struct alloc_tag *tag,
+				    const struct codetag_range *range));
+int alloc_tag_seq_release(struct inode *inode, struct file *file);
+void alloc_tag_seq_line(struct seq_file *m, struct alloc_tag *tag,
+			const struct codetag_range *range, u64 bytes,
+			u64 calls, int nid);
 
 /* What a write to vm.mem_profiling does. */
 int mem_alloc_profiling_switch(bool on);

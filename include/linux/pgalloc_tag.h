@@ -25,7 +25,8 @@ struct page;
 void __pgalloc_tag_add(struct page *page, unsigned int nr);
 void __pgalloc_tag_sub(struct page *page, unsigned int nr);
 unsigned int __pgalloc_tag_peek(struct page *page);
-void __pgalloc_tag_sub_tail(unsigned int tag, unsigned int nr);
+void __pgalloc_tag_sub_tail(struct page *page, unsigned int tag,
+			    unsigned int nr);
 void __pgalloc_tag_split(struct page *page, unsigned int nr);
 void __pgalloc_tag_move(struct page *dst, struct page *src, unsigned int nr);
 
@@ -74,6 +75,7 @@ static __always_inline unsigned int pgalloc_tag_peek(struct page *page,
 
 /**
  * pgalloc_tag_sub_tail() - release all but the first page of a block
+ * @page: first page of the block
  * @tag: what pgalloc_tag_peek() returned for the block before the caller
  *	dropped its reference (the first page may have been freed since,
  *	and its tag cleared, by the holder of another reference)
@@ -82,11 +84,12 @@ static __always_inline unsigned int pgalloc_tag_peek(struct page *page,
  * For a non-compound block whose other pages are freed now, while the
  * first page stays allocated.
  */
-static __always_inline void pgalloc_tag_sub_tail(unsigned int tag,
+static __always_inline void pgalloc_tag_sub_tail(struct page *page,
+						 unsigned int tag,
 						 unsigned int order)
 {
 	if (tag)
-		__pgalloc_tag_sub_tail(tag, (1U << order) - 1);
+		__pgalloc_tag_sub_tail(page, tag, (1U << order) - 1);
 }
 
 /**
@@ -132,7 +135,8 @@ static inline unsigned int pgalloc_tag_peek(struct page *page,
 	return 0;
 }
 
-static inline void pgalloc_tag_sub_tail(unsigned int tag, unsigned int order) {}
+static inline void pgalloc_tag_sub_tail(struct page *page, unsigned int tag,
+					unsigned int order) {}
 static inline void pgalloc_tag_split(struct page *page, unsigned int nr) {}
 static inline void pgalloc_tag_move(struct page *dst, struct page *src,
 				    unsigned int nr) {}

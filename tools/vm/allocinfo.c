@@ -98,6 +98,8 @@ typedef unsigned long long u64;
 #define STACKS_HEADER		"allocinfo stacks - version: "
 #define DEFAULT_STACKS		10
 #define HEADER_PREFIX		"allocinfo - version: "
+#define PROC_ALLOCINFO_NODES	"/proc/allocinfo_nodes"
+#define NODES_HEADER_PREFIX	"allocinfo_nodes - version: "
 #define SNAPSHOT_HEADER		"allocinfo - version: 1.0\n#     <size>  <calls> <tag info>\n"
 #define VMLINUX			"vmlinux"
 #define DEFAULT_TOP		20
@@ -127,6 +129,7 @@ struct opts {
 	bool zero;		/* diff, watch: list new and gone sites of 0 bytes */
 	bool exit_code;		/* diff: exit status 1 if something changed */
 	bool snapshot;		/* top's report is snapshot's */
+	bool by_node;		/* top --by-node: a row per site and node */
 };
 
 /*
@@ -141,6 +144,8 @@ struct site {
 	size_t order;		/* rank of the first line with this identity */
 	u64 bytes;
 	u64 calls;
+	unsigned int node;	/* node:N of /proc/allocinfo_nodes ... */
+	bool has_node;		/* ... if the line has one */
 	bool inaccurate;	/* accurate:no: the figures are lower bounds */
 };
 
@@ -182,6 +187,7 @@ struct table {
 
 static FILE *out;		/* where reports go */
 static bool quiet;		/* no messages at all (fuzzing) */
+static bool keep_nodes;		/* top --by-node: node:N makes a site of its own */
 static bool terse;		/* watch after its first read: counts, not lines */
 static const char *empty_hint = "";	/* why an empty input may be a mistake */
 
@@ -368,14 +374,22 @@ static const char *parse_counter(const char *tok, bool bytes, u64 *val, bool *ne
 	return NULL;
 }
 
+/* Where the version starts in a header line of either file, or NULL. */
+static const char *header_version(const char *s)
+{
+	if (!strncmp(s, HEADER_PREFIX, strlen(HEADER_PREFIX)))
+		return s + strlen(HEADER_PREFIX);
+	if (!strncmp(s, NODES_HEADER_PREFIX, strlen(NODES_HEADER_PREFIX)))
+		return s + strlen(NODES_HEADER_PREFIX);
+	return NULL;
+}
+
 static bool is_header(const char *s, size_t len)
 {
-	size_t n = strlen(HEADER_PREFIX);
-	const char *p;
+	const char *p = header_version(s);
 
-	if (strlen(s) != len || strncmp(s, HEADER_PREFIX, n))
+	if (strlen(s) != len || !p)
 		return false;
-	p = s + n;
 	if (!is_digit(*p))
 		return false;
 	while (is_digit(*p))
@@ -444,13 +458,22 @@ static const char *parse_line(char *s, size_t len, struct site *r, bool *negativ
 		return "empty function name";
 	r->func = tok + 5;
 
-	/* KEY:VALUE fields may follow; accurate:no is kept, others ignored. */
+	/*
+	 * KEY:VALUE fields may follow; accurate:no and the node:N of
+	 * /proc/allocinfo_nodes are kept, others ignored.
+	 */
 	while ((tok = next_token(&pos))) {
 		colon = strchr(tok, ':');
 		if (!colon || colon == tok)
 			return "unexpected field after func:FUNCTION (not KEY:VALUE)";
 		if (!strcmp(tok, "accurate:no"))
 			r->inaccurate = true;
+		if (!strncmp(tok, "node:", 5)) {
+			if (parse_u64(tok + 5, &line) || line > INT_MAX)
+				return "invalid node number";
+			r->node = keep_nodes ? line : 0;
+			r->has_node = keep_nodes;
+		}
 	}
 	return NULL;
 }
@@ -473,6 +496,8 @@ static void add_site(struct sites *s, const struct site *r)
 	st->bytes = r->bytes;
 	st->calls = r->calls;
 	st->inaccurate = r->inaccurate;
+	st->node = r->node;
+	st->has_node = r->has_node;
 	st->order = s->nr++;
 }
 
@@ -535,10 +560,13 @@ static void line_warnings_summary(const char *name, const struct read_stats *st)
 static void check_version(const char *name, const char *line)
 {
 	static bool warned;
-	const char *v = line + strlen(HEADER_PREFIX);
+	const char *v = header_version(line);
 	int n = strcspn(v, " \t");
 
-	if (warned || (n == 3 && (!strncmp(v, "1.0", 3) || !strncmp(v, "2.0", 3))))
+	/* allocinfo_nodes has only 1.0 */
+	if (warned || (n == 3 && (!strncmp(v, "1.0", 3) ||
+				  (v == line + strlen(HEADER_PREFIX) &&
+				   !strncmp(v, "2.0", 3)))))
 		return;
 	warnf("%s:1: unknown header version %.*s (known: 1.0 and 2.0), reading on",
 	      name, n, v);
@@ -630,7 +658,12 @@ static int cmp_identity(const struct site *a, const struct site *b)
 	c = strcmp(a->module, b->module);
 	if (c)
 		return c;
-	return strcmp(a->func, b->func);
+	c = strcmp(a->func, b->func);
+	if (c)
+		return c;
+	if (a->has_node != b->has_node)
+		return a->has_node ? 1 : -1;
+	return a->node < b->node ? -1 : a->node > b->node;
 }
 
 static int cmp_identity_order(const void *pa, const void *pb)
@@ -881,6 +914,8 @@ static void json_site_id(const struct site *st, bool inaccurate)
 	json_str(module_name(st));
 	fputs(", \"func\": ", out);
 	json_str(st->func);
+	if (st->has_node)
+		fprintf(out, ", \"node\": %u", st->node);
 	fprintf(out, ", \"accurate\": %s", inaccurate ? "false" : "true");
 }
 
@@ -892,6 +927,8 @@ static void csv_site_id(const struct site *st, bool inaccurate)
 	fputc(',', out);
 	csv_str(st->file);
 	fprintf(out, ",%u,%s", st->line, inaccurate ? "no" : "yes");
+	if (st->has_node)
+		fprintf(out, ",%u", st->node);
 }
 
 /* ------------------------------------------------------------------ top */
@@ -1016,6 +1053,8 @@ static void prom_sites(const struct opts *o, const struct site **v, size_t n,
 			fprintf(out, ",line=\"%u\"", v[i]->line);
 			prom_label(",", "func", v[i]->func);
 			prom_label(",", "module", module_name(v[i]));
+			if (v[i]->has_node)
+				fprintf(out, ",node=\"%u\"", v[i]->node);
 			fprintf(out, "%s} %llu\n", v[i]->inaccurate ? ",accurate=\"no\"" : "",
 				f ? v[i]->calls : v[i]->bytes);
 		}
@@ -1043,6 +1082,12 @@ static void do_top(const struct opts *o, const struct sites *s)
 	static const char * const head_calls[] = {
 		"CALLS", "SHARE", "SIZE", "MODULE", "FUNCTION", "LOCATION"
 	};
+	static const char * const head_bytes_node[] = {
+		"SIZE", "SHARE", "CALLS", "NODE", "MODULE", "FUNCTION", "LOCATION"
+	};
+	static const char * const head_calls_node[] = {
+		"CALLS", "SHARE", "SIZE", "NODE", "MODULE", "FUNCTION", "LOCATION"
+	};
 	bool by_calls = o->sort == SORT_CALLS;
 	size_t limit = get_limit(o, DEFAULT_TOP);
 	const struct site **v = xmalloc(s->nr * sizeof(*v));
@@ -1068,6 +1113,11 @@ static void do_top(const struct opts *o, const struct sites *s)
 	switch (o->fmt) {
 	case FMT_TABLE:
 		t.head = by_calls ? head_calls : head_bytes;
+		if (o->by_node) {
+			t.cols = 7;
+			t.align = "rrrrlll";
+			t.head = by_calls ? head_calls_node : head_bytes_node;
+		}
 		for (i = 0; i < n; i++) {
 			if (by_calls) {
 				tcell(&t, "%llu", v[i]->calls);
@@ -1078,12 +1128,15 @@ static void do_top(const struct opts *o, const struct sites *s)
 				tcell(&t, "%.1f%%", share(v[i]->bytes, s->bytes));
 				tcell(&t, "%llu", v[i]->calls);
 			}
+			if (o->by_node)
+				tcell(&t, "%u", v[i]->node);
 			site_cells(&t, v[i], v[i]->inaccurate);
 			marked |= v[i]->inaccurate;
 		}
 		table_print(&t);
-		fprintf(out, "total: %s in %llu calls at %zu sites, %zu shown\n",
-			human(s->bytes, buf, sizeof(buf)), s->calls, s->nr, n);
+		fprintf(out, "total: %s in %llu calls at %zu %s, %zu shown\n",
+			human(s->bytes, buf, sizeof(buf)), s->calls, s->nr,
+			o->by_node ? "sites and nodes" : "sites", n);
 		if (marked)
 			fputs(INACCURATE_NOTE, out);
 		break;
@@ -1099,8 +1152,9 @@ static void do_top(const struct opts *o, const struct sites *s)
 		fputs(n ? "\n  ]\n}\n" : "]\n}\n", out);
 		break;
 	case FMT_CSV:
-		fputs("bytes,calls,bytes_percent,calls_percent,module,func,file,line,accurate\n",
+		fputs("bytes,calls,bytes_percent,calls_percent,module,func,file,line,accurate",
 		      out);
+		fputs(o->by_node ? ",node\n" : "\n", out);
 		for (i = 0; i < n; i++) {
 			fprintf(out, "%llu,%llu,%.2f,%.2f,", v[i]->bytes, v[i]->calls,
 				share(v[i]->bytes, s->bytes), share(v[i]->calls, s->calls));
@@ -1880,6 +1934,24 @@ out:
 }
 
 /* Read a file ("-" for standard input), keep the sites that match @o. */
+/*
+ * --by-node needs a node on every line.  Without it node:N is not kept,
+ * and a site's lines are summed: /proc/allocinfo_nodes reads like allocinfo.
+ */
+static int check_nodes(const char *name, const struct opts *o, struct sites *s)
+{
+	size_t i;
+
+	for (i = 0; o->by_node && i < s->nr; i++) {
+		if (!s->v[i].has_node) {
+			errorf("%s: a line without node:N: --by-node reads %s", name,
+			       PROC_ALLOCINFO_NODES);
+			return -1;
+		}
+	}
+	return 0;
+}
+
 static int load(const char *name, const struct opts *o, struct sites *s)
 {
 	FILE *fp;
@@ -1888,23 +1960,27 @@ static int load(const char *name, const struct opts *o, struct sites *s)
 	memset(s, 0, sizeof(*s));
 	if (!strcmp(name, live_file))
 		check_sysctl();
-	if (!strcmp(name, live_file) && !load_ioctl(o, s)) {
+	if (!strcmp(name, live_file) && !o->by_node && !load_ioctl(o, s)) {
 		filter_sites(s, o);
 		merge_sites(s);
 		return 0;
 	}
-	if (!strcmp(name, live_file) && ioctl_mode && !strcmp(ioctl_mode, "only")) {
+	if (!strcmp(name, live_file) && !o->by_node && ioctl_mode &&
+	    !strcmp(ioctl_mode, "only")) {
 		errorf("%s: cannot be read through its ioctl for these options",
 		       name);
 		return -1;
 	}
-	fp = open_input(&name, live_file,
+	fp = open_input(&name, live_file, o->by_node ?
+			" (kernel not booted with sysctl.vm.mem_profiling=1,nodes?)" :
 			" (kernel without CONFIG_MEM_ALLOC_PROFILING?)");
 	if (!fp)
 		return -1;
 	ret = parse_stream(fp, name, o->lenient, s);
 	if (fp != stdin)
 		fclose(fp);
+	if (!ret)
+		ret = check_nodes(name, o, s);
 	if (ret) {
 		free_sites(s);
 		return ret;
@@ -1919,8 +1995,8 @@ static const char * const help_text[] = {
 	"       allocinfo - rank, group, compare and export /proc/allocinfo\n"
 	"\n"
 	"SYNOPSIS\n"
-	"       allocinfo [top] [-n N] [--sort bytes|calls] [--min SIZE] [FILTER]\n"
-	"                 [FORMAT] [FILE]\n"
+	"       allocinfo [top] [-n N] [--sort bytes|calls] [--min SIZE] [--by-node]\n"
+	"                 [FILTER] [FORMAT] [FILE]\n"
 	"       allocinfo group --by file|dir|module|func [--depth N] [-n N]\n"
 	"                 [--sort bytes|calls] [--min SIZE] [FILTER] [FORMAT] [FILE]\n"
 	"       allocinfo snapshot [--min SIZE] [FILTER] [FORMAT] [FILE]\n"
@@ -2059,6 +2135,12 @@ static const char * const help_text[] = {
 	"              texts are fixed.  So the exports of different commands can share\n"
 	"              one textfile directory: no family conflicts, no series is in two\n"
 	"              files.\n"
+	"       --by-node\n"
+	"              top: a row per site and NUMA node, from /proc/allocinfo_nodes\n"
+	"              (a kernel booted with sysctl.vm.mem_profiling=1,nodes) or a\n"
+	"              FILE in its format; JSON objects and CSV rows get a node,\n"
+	"              Prometheus series a node label.  Without --by-node, that\n"
+	"              file's lines of a site are summed.\n"
 	"       --lenient\n"
 	"              Skip malformed lines with a warning instead of failing; a file\n"
 	"              with no valid line still fails.\n"
@@ -2071,6 +2153,8 @@ static const char * const help_text[] = {
 	"ENVIRONMENT\n"
 	"       ALLOCINFO_PROC\n"
 	"              The kernel's file, instead of /proc/allocinfo.\n"
+	"       ALLOCINFO_NODES_PROC\n"
+	"              The kernel's per-node file, instead of /proc/allocinfo_nodes.\n"
 	"       ALLOCINFO_SYSCTL\n"
 	"              The vm.mem_profiling switch, instead of\n"
 	"              /proc/sys/vm/mem_profiling.\n"
@@ -2840,6 +2924,7 @@ enum {
 	OPT_CSV,
 	OPT_PROM,
 	OPT_LENIENT,
+	OPT_BY_NODE,
 	OPT_VERSION,
 	OPT_ZERO,
 	OPT_EXIT_CODE,
@@ -2871,6 +2956,7 @@ static const struct option longopts[] = {
 	{ "csv",	no_argument,		NULL, OPT_CSV },
 	{ "prometheus",	no_argument,		NULL, OPT_PROM },
 	{ "lenient",	no_argument,		NULL, OPT_LENIENT },
+	{ "by-node",	no_argument,		NULL, OPT_BY_NODE },
 	{ "version",	no_argument,		NULL, OPT_VERSION },
 	{ "zero",	no_argument,		NULL, OPT_ZERO },
 	{ "exit-code",	no_argument,		NULL, OPT_EXIT_CODE },
@@ -3016,6 +3102,9 @@ int main(int argc, char **argv)
 		case OPT_LENIENT:
 			o.lenient = true;
 			break;
+		case OPT_BY_NODE:
+			o.by_node = true;
+			break;
 		case OPT_ZERO:
 			o.zero = true;
 			given |= GIVEN_ZERO;
@@ -3051,6 +3140,11 @@ int main(int argc, char **argv)
 	if (env && *env)
 		stacks_file = env;
 	ioctl_mode = getenv("ALLOCINFO_IOCTL");
+	keep_nodes = o.by_node;
+	if (o.by_node) {
+		env = getenv("ALLOCINFO_NODES_PROC");
+		live_file = env && *env ? env : PROC_ALLOCINFO_NODES;
+	}
 
 	/* no command: top, as for "allocinfo -n 5" or "allocinfo saved.txt" */
 	if (optind >= argc || is_input(argv[optind]))
@@ -3083,6 +3177,8 @@ int main(int argc, char **argv)
 			check_label_text("FILE", o.input);
 	}
 
+	if (o.by_node && strcmp(cmd, "top"))
+		usage_error("--by-node goes with top");
 	if (!strcmp(cmd, "top")) {
 		check_given(cmd, given, GIVEN_N | GIVEN_SORT);
 		ret = cmd_single(&o, do_top);

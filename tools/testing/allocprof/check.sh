@@ -138,6 +138,9 @@ selftest() { # [ARCH=arm64] selftest NAME
 		>"$logs/selftest-$1.log" 2>&1 &&
 	   $cc -static -O2 -Wall -Werror -I"$d/usr/include" -o "$d/allocinfo_ioctl" \
 		"$B/linux/tools/testing/selftests/alloc_tag/allocinfo_ioctl.c" \
+		>>"$logs/selftest-$1.log" 2>&1 &&
+	   $cc -static -O2 -Wall -Werror -I"$d/usr/include" -o "$d/allocinfo_nodes" \
+		"$B/linux/tools/testing/selftests/alloc_tag/allocinfo_nodes.c" \
 		>>"$logs/selftest-$1.log" 2>&1; then
 		ok "kselftest alloc_tag builds against build/$1"
 	else
@@ -275,6 +278,16 @@ if [ $have_on = 1 ]; then
 		MEM=1024 TIMEOUT=900 boot "$K" hotplug hotplug.sh \
 			"mem=512M memhp_default_state=online_movable" \
 			"$mod/allocprof_hotplug.ko"
+		# Per-node counters: two nodes from QEMU through the ACPI SRAT
+		# (numa.config), a CPU and half the memory each.
+		CPUS=2 MEM=768 QEMU_EXTRA="-object memory-backend-ram,id=m0,size=384M \
+			-object memory-backend-ram,id=m1,size=384M \
+			-numa node,nodeid=0,cpus=0,memdev=m0 \
+			-numa node,nodeid=1,cpus=1,memdev=m1" \
+			boot "$K" nodes nodes.sh "sysctl.vm.mem_profiling=1,nodes" \
+			"$mod/allocprof_nodes.ko" "$mod/allocprof_pcpu.ko" \
+			"$B/selftest-kernel/allocinfo_nodes" \
+			"$B/allocinfo/allocinfo-static"
 	fi
 else
 	ko "boot checks of the profiling kernel (no kernel)"

@@ -105,6 +105,7 @@ normalize() {
 # names fixtures in RUN_ENV (VAR=VALUE words, no blanks in values).
 NO_KERNEL="ALLOCINFO_PROC=/nonexistent/proc/allocinfo ALLOCINFO_SYSCTL=/nonexistent/mem_profiling"
 NO_KERNEL="$NO_KERNEL ALLOCINFO_STACKS=/nonexistent/allocinfo/stacks"
+NO_KERNEL="$NO_KERNEL ALLOCINFO_NODES_PROC=/nonexistent/proc/allocinfo_nodes"
 RUN_ENV=
 # Standard input: /dev/null, or a pipe that carries the file RUN_PIPE
 RUN_PIPE=
@@ -386,6 +387,17 @@ cases() {
 	t usage-zero-top	top -f vmlinux.txt --zero
 	t usage-exit-code-watch	watch -f vmlinux.txt --exit-code
 
+	# top --by-node: /proc/allocinfo_nodes, a row per site and node
+	t nodes			top --by-node nodes.txt
+	t nodes-sum		top nodes.txt
+	t nodes-json		top --by-node --json nodes.txt
+	t nodes-csv		top --by-node --csv --module foo nodes.txt
+	t nodes-prom		top --by-node --prometheus -n 3 nodes.txt
+	t nodes-calls		top --by-node --sort calls -n 2 nodes.txt
+	t nodes-no-node		top --by-node vmlinux.txt
+	t nodes-bad-node	top --by-node nodes-badnode.txt
+	t nodes-not-top		group --by file --by-node nodes.txt
+	t nodes-no-file		top --by-node
 	# stacks: the captured call stacks of selected sites
 	t stacks		stacks stacks.txt
 	t stacks-json		stacks --json -f stacks.txt

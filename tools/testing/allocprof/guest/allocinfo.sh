@@ -127,6 +127,11 @@ in=$(awk -v s="$s" -v e="$e" 'NF == 3 && $1 >= s && $1 < e && $3 !~ /_noprof($|\
 	$2 !~ /^[wW]$/ && $3 !~ /^__[a-z]*_text_(start|end)$/ {print $3}' $K)
 check "and nothing else is (${in:-nothing})" [ -n "$s" -a -z "$in" ]
 
+# Per-node counters are chosen at boot only (guest/nodes.sh).
+check "no $F""_nodes without sysctl.vm.mem_profiling=1,nodes" [ ! -e ${F}_nodes ]
+check "the sysctl refuses ,nodes when the boot did not choose it" \
+	sh -c "! echo 1,nodes > /proc/sys/vm/mem_profiling 2>/dev/null && [ \$(cat /proc/sys/vm/mem_profiling) = 1 ]"
+
 # Unprivileged users
 if setuidgid nobody cat $F > /dev/null 2>&1; then
 	fail "unprivileged read of allocinfo refused"
