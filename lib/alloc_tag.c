@@ -540,7 +540,7 @@ static void pgtag_register_module(struct alloc_tag *tags, size_t n,
 			table = pgtag_mod_table;
 		}
 		__set_bit(slot, pgtag_mod_used);
-		alloc_tag_nodes_cover(nr_vmlinux_tags() + 1 + slot);
+		alloc_tag_nodes_cover(&tags[i], nr_vmlinux_tags() + 1 + slot);
 		alloc_tag_set_index(&tags[i], nr_vmlinux_tags() + 1 + slot);
 		WRITE_ONCE(table->tags[slot], &tags[i]);
 	}
@@ -1292,6 +1292,9 @@ void alloc_tag_seq_line(struct seq_file *m, struct alloc_tag *tag,
 	char *buf;
 	size_t n;
 
+	/* A line of this record overflowed: seq_read() retries it whole. */
+	if (seq_has_overflowed(m))
+		return;
 	n = seq_get_buf(m, &buf);
 	seq_buf_init(&sb, buf, n);
 	seq_buf_printf(&sb, "%12llu %8llu ", bytes, calls);
@@ -1313,7 +1316,8 @@ void alloc_tag_seq_line(struct seq_file *m, struct alloc_tag *tag,
  * The file's proc_ops use seq_read(), seq_lseek() and
  * alloc_tag_seq_release().
  *
- * Return: 0 or -ENOMEM.
+ * Return: 0, -ENODEV if the tag type could not be registered at boot, or
+ * -ENOMEM.
  */
 int alloc_tag_seq_open(struct file *file, const char *header,
 		       void (*show)(struct seq_file *m, struct alloc_tag *tag,
@@ -1321,6 +1325,8 @@ int alloc_tag_seq_open(struct file *file, const char *header,
 {
 	struct allocinfo_private *priv;
 
+	if (!alloc_tag_cttype)
+		return -ENODEV;
 	priv = __seq_open_private(file, &allocinfo_seq_op, sizeof(*priv));
 	if (!priv)
 		return -ENOMEM;

@@ -82,7 +82,10 @@ nodes_find(const struct tag_nodes_dir *dir, u32 idx, int nid)
 
 /*
  * The out-of-line part of alloc_tag_node_add().  A tag with no counters
- * (its number could not get a chunk) is not counted per node.
+ * (its number could not get a chunk) is not counted per node.  A module's
+ * tag is charged only once its module's code runs, after the load that
+ * covered its number and published the directory; that orders the reads
+ * of the number and of the directory.
  */
 void __alloc_tag_node_add(u32 idx, int nid, long bytes, long calls)
 {
@@ -132,29 +135,43 @@ static struct tag_nodes_dir *nodes_dir_grow(u32 want)
 	return dir;
 }
 
-/* Give every node a chunk of counters for chunk number @c. */
+/*
+ * Give every node a chunk of counters for chunk number @c, all or none:
+ * the numbers of a chunk are counted on every node, or on none.
+ */
 static bool nodes_chunk_get(u32 c)
 {
 	struct tag_nodes_dir *dir = nodes_dir_grow(c + 1);
+	struct tag_node_counters **new;
+	bool ok = false;
 	int nid;
 
 	if (!dir)
 		return false;
+	if (dir->chunk[c * nr_node_ids + first_node(node_possible_map)])
+		return true;
+	new = kcalloc(nr_node_ids, sizeof(*new), GFP_KERNEL);
+	if (!new)
+		return false;
 	for_each_node(nid) {
-		struct tag_node_counters **slot = &dir->chunk[c * nr_node_ids + nid];
-		struct tag_node_counters *chunk;
-
-		if (*slot)
-			continue;
-		chunk = kvzalloc_node(NODES_CHUNK_TAGS * sizeof(*chunk),
-				      GFP_KERNEL, node_state(nid, N_MEMORY) ?
-				      nid : NUMA_NO_NODE);
-		if (!chunk)
-			return false;
-		/* Zeroed before it is seen: pairs with nodes_find(). */
-		smp_store_release(slot, chunk);
+		new[nid] = kvzalloc_node(NODES_CHUNK_TAGS * sizeof(**new),
+					 GFP_KERNEL, node_state(nid, N_MEMORY) ?
+					 nid : NUMA_NO_NODE);
+		if (!new[nid])
+			goto out;
 	}
-	return true;
+	for_each_node(nid) {
+		/* Zeroed before it is seen: pairs with nodes_find(). */
+		smp_store_release(&dir->chunk[c * nr_node_ids + nid], new[nid]);
+	}
+	ok = true;
+out:
+	if (!ok) {
+		for_each_node(nid)
+			kvfree(new[nid]);
+	}
+	kfree(new);
+	return ok;
 }
 
 /* Undo alloc_tag_nodes_on(), which failed: no hook has run. */
@@ -217,15 +234,18 @@ fail:
 }
 
 /**
- * alloc_tag_nodes_cover() - give tag number @idx its counters
- * @idx: a number about to be given to a module's tag
+ * alloc_tag_nodes_cover() - give a module's tag its counters
+ * @tag: the tag
+ * @idx: the number it is about to get
  *
- * Its counters are zeroed: the number may have been another tag's.  If no
- * memory can be had, the tag is not counted per node, and the log says so.
+ * The counters are zeroed: the number may have been another tag's.  If no
+ * memory can be had, the tag is marked accurate:no: its number's chunk may
+ * come with a later tag's, and the frees of what was allocated before
+ * then would subtract what was never counted.
  *
  * Context: process context, before the tag gets the number.
  */
-void alloc_tag_nodes_cover(u32 idx)
+void alloc_tag_nodes_cover(struct alloc_tag *tag, u32 idx)
 {
 	const struct tag_nodes_dir *dir;
 	int nid;
@@ -242,8 +262,7 @@ void alloc_tag_nodes_cover(u32 idx)
 			atomic_long_set(&c->calls, 0);
 		}
 	} else {
-		pr_warn_ratelimited("per-node counters: no memory for tag number %u, not counted per node\n",
-				    idx);
+		alloc_tag_metadata_failed(tag);
 	}
 	mutex_unlock(&nodes_lock);
 }
@@ -261,7 +280,9 @@ void __init alloc_tag_nodes_option(char *arg)
 {
 	size_t len = strlen(arg), n = strlen(NODES_OPTION);
 
-	if (len > n && !strcmp(arg + len - n, NODES_OPTION)) {
+	/* After 0 or 1 only: "never,nodes" is a mistake, left to the caller. */
+	if (len == n + 1 && (arg[0] == '0' || arg[0] == '1') &&
+	    !strcmp(arg + 1, NODES_OPTION)) {
 		arg[len - n] = '\0';
 		nodes_chosen = true;
 	}

@@ -23,7 +23,7 @@ void __alloc_tag_node_pcpu(struct alloc_tag *tag, size_t size, int sign);
 void alloc_tag_nodes_option(char *arg);
 size_t alloc_tag_nodes_strip(const char *buf, size_t len);
 void alloc_tag_nodes_on(u32 nr_vmlinux);
-void alloc_tag_nodes_cover(u32 idx);
+void alloc_tag_nodes_cover(struct alloc_tag *tag, u32 idx);
 
 /**
  * alloc_tag_node_add() - add to the counters of a tag on one node
@@ -103,7 +103,7 @@ static inline size_t alloc_tag_nodes_strip(const char *buf, size_t len)
 }
 
 static inline void alloc_tag_nodes_on(u32 nr_vmlinux) {}
-static inline void alloc_tag_nodes_cover(u32 idx) {}
+static inline void alloc_tag_nodes_cover(struct alloc_tag *tag, u32 idx) {}
 
 #endif /* CONFIG_MEM_ALLOC_PROFILING && CONFIG_NUMA */
 

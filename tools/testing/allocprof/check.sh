@@ -279,8 +279,9 @@ if [ $have_on = 1 ]; then
 			"mem=512M memhp_default_state=online_movable" \
 			"$mod/allocprof_hotplug.ko"
 		# Per-node counters: two nodes from QEMU through the ACPI SRAT
-		# (numa.config), a CPU and half the memory each.
-		CPUS=2 MEM=768 QEMU_EXTRA="-object memory-backend-ram,id=m0,size=384M \
+		# (numa.config), a socket (a CPU) and half the memory each.
+		CPUS=2 MEM=768 QEMU_EXTRA="-smp 2,sockets=2,cores=1,threads=1 \
+			-object memory-backend-ram,id=m0,size=384M \
 			-object memory-backend-ram,id=m1,size=384M \
 			-numa node,nodeid=0,cpus=0,memdev=m0 \
 			-numa node,nodeid=1,cpus=1,memdev=m1" \

@@ -40,8 +40,17 @@ for n in 0 1; do
 	check "node $n: $c pages counted there" \
 		[ "$(node_site "$pl" $n)" = "$((c * psz)) $c" ]
 done
-check "allocinfo's total is the sum of the nodes" \
+check "allocinfo's slab total is the sum of the nodes" \
 	[ "$(grep " [^ ]*$M.c:$kl \[$M\] " $F | awk '{print $1, $2}')" = "$((3 * nr * sz)) $((3 * nr))" ]
+check "allocinfo's page total is the sum of the nodes" \
+	[ "$(grep " [^ ]*$M.c:$pl \[$M\] " $F | awk '{print $1, $2}')" = "$((3 * nr * psz)) $((3 * nr))" ]
+# Read in small pieces, each line whole and once (a site's lines may
+# straddle two read() calls, or seq_file's buffer).
+dd if=$N bs=100 2>/dev/null >/tmp/pieces
+check "a read in 100-byte pieces has only well-formed lines" \
+	[ "$(tail -n +3 /tmp/pieces | grep -cvE '^ +[0-9]+ +[0-9]+ [^ ]+:[0-9]+ (\[[^]]+\] )?func:[^ ]+ node:[01]( accurate:no)?$')" = 0 ]
+check "a read in 100-byte pieces has the module's four lines" \
+	[ "$(grep -c " \[$M\] " /tmp/pieces)" = 4 ]
 if [ -x /data/allocinfo-static ]; then
 	/data/allocinfo-static top --by-node --module $M --csv >/tmp/by-node.csv
 	cat /tmp/by-node.csv
@@ -95,4 +104,6 @@ while IFS= read -r l; do
 	esac
 done <$out
 check "migration: the selftest exits 0 (status $rc)" [ $rc = 0 ]
+dmesg | grep -A24 -e 'WARNING:' -e 'BUG:'
+check "no warning in the kernel log" sh -c "! dmesg | grep -q -e 'WARNING:' -e 'BUG:'"
 exit $FAILED

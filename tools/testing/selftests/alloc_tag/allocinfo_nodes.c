@@ -22,7 +22,7 @@
 #define MAX_SITES	65536
 
 struct site {
-	char key[256];		/* the tag info, without " node:N" */
+	char key[512];		/* the tag info, without " node:N" */
 	int node;
 	long long bytes;
 };
@@ -33,7 +33,7 @@ static int snap_n[4];
 /* Read /proc/allocinfo_nodes into snapshot @i. */
 static void snapshot(int i)
 {
-	char line[512], *node;
+	char line[1024], *node;
 	FILE *f = fopen("/proc/allocinfo_nodes", "r");
 	int n = 0;
 
