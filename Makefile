@@ -34,7 +34,9 @@ deps:
 	@missing=$$(for p in $(PKGS); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
 	if [ -n "$$missing" ]; then \
 		echo "deps: installing $$missing"; \
-		apt-get update -qq && DEBIAN_FRONTEND=noninteractive \
+		apt-get update -qq || { sleep 20; apt-get update -qq; } || \
+			echo "deps: apt-get update failed twice; trying the install"; \
+		DEBIAN_FRONTEND=noninteractive \
 			apt-get install -y -qq $$missing >/dev/null; \
 	fi
 	@$(T)/busybox-foreign.sh arm64 $(BUSYBOX_ARM64)

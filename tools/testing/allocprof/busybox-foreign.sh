@@ -9,16 +9,27 @@
 set -eu
 arch=$1 dir=$2
 [ -x "$dir/bin/busybox" ] && exit 0
+
+# A mirror in the middle of a sync fails one index (seen: bookworm-security's
+# i386 list): try again, then go on with the lists apt has; the download
+# below fails clearly if the package is still not known.
+update() {
+	apt-get update -qq && return 0
+	sleep 20
+	apt-get update -qq && return 0
+	echo "deps: apt-get update failed twice; going on with the lists it has" >&2
+}
+
 if ! dpkg --print-foreign-architectures | grep -qx "$arch"; then
 	echo "deps: adding dpkg architecture $arch (for busybox-static:$arch)"
 	dpkg --add-architecture "$arch"
-	apt-get update -qq
+	update
 fi
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 chmod 755 "$tmp"	# apt-get download drops to the _apt user where it can
 if ! (cd "$tmp" && apt-get download -qq "busybox-static:$arch" 2>/dev/null); then
-	apt-get update -qq	# package lists older than the archive
+	update	# package lists older than the archive
 	(cd "$tmp" && apt-get download -qq "busybox-static:$arch")
 fi
 rm -rf "$dir"
