@@ -7,6 +7,7 @@ T := tools/testing/allocprof
 PKGS := linux-source-6.1 build-essential flex bison bc kmod cpio libelf-dev \
 	libssl-dev dwarves python3 rsync xz-utils qemu-system-x86 \
 	busybox-static ccache quilt git clang libclang-rt-14-dev python3-sphinx \
+	python3-sphinx-rtd-theme \
 	prometheus prometheus-node-exporter \
 	gcc-aarch64-linux-gnu gcc-arm-linux-gnueabihf qemu-system-arm \
 	linux-config-6.1 stress-ng trinity
@@ -31,14 +32,7 @@ help:
 	@echo "make fuzz     by hand: stress-ng and trinity for hours (guest/tools.sh)"
 
 deps:
-	@missing=$$(for p in $(PKGS); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
-	if [ -n "$$missing" ]; then \
-		echo "deps: installing $$missing"; \
-		apt-get update -qq || { sleep 20; apt-get update -qq; } || \
-			echo "deps: apt-get update failed twice; trying the install"; \
-		DEBIAN_FRONTEND=noninteractive \
-			apt-get install -y -qq $$missing >/dev/null; \
-	fi
+	@$(T)/apt.sh install $(PKGS)
 	@$(T)/busybox-foreign.sh arm64 $(BUSYBOX_ARM64)
 	@$(T)/busybox-foreign.sh i386 $(BUSYBOX_I386)
 

@@ -45,12 +45,8 @@ for f in "$@"; do
 	frags+=("$here/configs/$f.config")
 done
 
-for p in build-essential flex bison bc libelf-dev libssl-dev ccache patch \
-	python3; do
-	dpkg -s "$p" >/dev/null 2>&1 && continue
-	apt-get update -qq && DEBIAN_FRONTEND=noninteractive \
-		apt-get install -y -qq "$p" >/dev/null
-done
+"$here/apt.sh" install build-essential flex bison bc libelf-dev libssl-dev \
+	ccache patch python3
 
 mkdir -p "$W/logs"
 if ! python3 "$here/series.py" --out "$W/series" >"$W/logs/series.log" 2>&1; then

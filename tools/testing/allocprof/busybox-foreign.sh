@@ -10,15 +10,9 @@ set -eu
 arch=$1 dir=$2
 [ -x "$dir/bin/busybox" ] && exit 0
 
-# A mirror in the middle of a sync fails one index (seen: bookworm-security's
-# i386 list): try again, then go on with the lists apt has; the download
-# below fails clearly if the package is still not known.
-update() {
-	apt-get update -qq && return 0
-	sleep 20
-	apt-get update -qq && return 0
-	echo "deps: apt-get update failed twice; going on with the lists it has" >&2
-}
+# apt.sh update goes on with the lists apt has when a mirror sync breaks
+# an index; the download below fails clearly if the package is unknown.
+update() { "$(dirname "$0")/apt.sh" update; }
 
 if ! dpkg --print-foreign-architectures | grep -qx "$arch"; then
 	echo "deps: adding dpkg architecture $arch (for busybox-static:$arch)"

@@ -33,7 +33,7 @@ debian_arm64() { # the path of Debian's arm64 config, fetched if needed
 	f=$d/usr/src/linux-config-6.1/config.arm64_none_arm64.xz
 	if [ ! -f "$f" ]; then
 		dpkg --print-foreign-architectures | grep -qx arm64 ||
-			{ dpkg --add-architecture arm64 && apt-get update -qq; }
+			{ dpkg --add-architecture arm64 && "$here/apt.sh" update; }
 		local tmp
 		tmp=$(mktemp -d)
 		chmod 755 "$tmp"

@@ -46,9 +46,8 @@ deps() {
 		done
 	fi
 	[ -z "$missing" ] && return 0
-	info "installing$missing"
-	apt-get update -qq && DEBIAN_FRONTEND=noninteractive \
-		apt-get install -y -qq $missing >/dev/null
+	# shellcheck disable=SC2086
+	"$here/apt.sh" install $missing
 }
 
 # linkcopy DIR: DIR = the base tree, files shared by hard link, except the

@@ -213,9 +213,7 @@ deps() {
 		dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
 	done
 	if [ ${#missing[@]} -gt 0 ]; then
-		say "installing ${missing[*]}"
-		apt-get update -qq && DEBIAN_FRONTEND=noninteractive \
-			apt-get install -y -qq "${missing[@]}" >/dev/null ||
+		"$T/apt.sh" install "${missing[@]}" ||
 			die "apt-get install ${missing[*]} failed"
 	fi
 }
@@ -229,8 +227,7 @@ deps_arm64() {
 		dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
 	done
 	if [ ${#missing[@]} -gt 0 ]; then
-		apt-get update -qq && DEBIAN_FRONTEND=noninteractive \
-			apt-get install -y -qq "${missing[@]}" >/dev/null ||
+		"$T/apt.sh" install "${missing[@]}" ||
 			die "apt-get install ${missing[*]} failed"
 	fi
 	[ -x "$B/busybox-arm64/bin/busybox" ] || "$T/busybox-foreign.sh" arm64 "$B/busybox-arm64" ||
@@ -239,7 +236,7 @@ deps_arm64() {
 	say "linux-config-6.1:arm64: apt-get download, dpkg-deb -x into $CFGA64_DIR"
 	rm -rf "$CFGA64_DIR" && mkdir -p "$CFGA64_DIR"
 	(cd "$CFGA64_DIR" && apt-get download -q linux-config-6.1:arm64 >/dev/null 2>&1) ||
-		{ apt-get update -qq; (cd "$CFGA64_DIR" && apt-get download -q linux-config-6.1:arm64); } ||
+		{ "$T/apt.sh" update; (cd "$CFGA64_DIR" && apt-get download -q linux-config-6.1:arm64); } ||
 		die "apt-get download linux-config-6.1:arm64 failed"
 	dpkg-deb -x "$CFGA64_DIR"/linux-config-6.1_*_arm64.deb "$CFGA64_DIR/root" ||
 		die "dpkg-deb -x failed"
