@@ -208,28 +208,15 @@ deps() {
 	local want=(linux-config-6.1 linux-config-6.12 linux-source-6.12
 		xz-utils kmod cpio busybox-static qemu-system-x86 ccache
 		e2fsprogs xfsprogs btrfs-progs binutils python3
-		dpkg-dev fakeroot rsync bc cpio libelf-dev libssl-dev) missing=()
-	for p in "${want[@]}"; do
-		dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
-	done
-	if [ ${#missing[@]} -gt 0 ]; then
-		"$T/apt.sh" install "${missing[@]}" ||
-			die "apt-get install ${missing[*]} failed"
-	fi
+		dpkg-dev fakeroot rsync bc cpio libelf-dev libssl-dev)
+	"$T/apt.sh" install "${want[@]}" || die "apt-get install failed"
 }
 
 # deps_arm64: the cross compiler, QEMU and arm64 busybox (as make deps
 # gets them), and Debian's arm64 configurations, unpacked, not installed.
 deps_arm64() {
-	local want=(gcc-aarch64-linux-gnu gcc-arm-linux-gnueabihf qemu-system-arm)
-	local missing=() p
-	for p in "${want[@]}"; do
-		dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
-	done
-	if [ ${#missing[@]} -gt 0 ]; then
-		"$T/apt.sh" install "${missing[@]}" ||
-			die "apt-get install ${missing[*]} failed"
-	fi
+	"$T/apt.sh" install gcc-aarch64-linux-gnu gcc-arm-linux-gnueabihf \
+		qemu-system-arm || die "apt-get install failed"
 	[ -x "$B/busybox-arm64/bin/busybox" ] || "$T/busybox-foreign.sh" arm64 "$B/busybox-arm64" ||
 		die "no arm64 busybox (busybox-foreign.sh arm64)"
 	[ -f "$CFGA64" ] && return 0
