@@ -9,7 +9,8 @@
 # patch -p1; the kernel is built in build/bisect/out (one O= folder for all
 # patches, so each build is incremental) with the semantics of
 # build-kernel.sh: tinyconfig plus the config fragments (default: guest
-# prof-on), bzImage and modules, ccache, at nice 19.
+# prof-on numa, so that capture and the per-node counters are built at
+# their own patches), bzImage and modules, ccache, at nice 19.
 #
 # An option that a fragment sets must survive olddefconfig once the patch
 # that defines it is applied; before that patch it is reported, not an
@@ -38,7 +39,7 @@ while getopts n: opt; do
 	esac
 done
 shift $((OPTIND - 1))
-[ $# -gt 0 ] || set -- guest prof-on
+[ $# -gt 0 ] || set -- guest prof-on numa
 frags=()
 for f in "$@"; do
 	[ -f "$here/configs/$f.config" ] || { echo "no configs/$f.config" >&2; exit 2; }
