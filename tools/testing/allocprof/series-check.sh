@@ -36,18 +36,11 @@ skip() { echo "SKIP: $*"; }
 info() { echo "  $*"; }
 
 deps() {
-	local missing="" p
-	for p in git quilt patch diffutils perl python3; do
-		dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"
-	done
-	if [ "${SERIES_DOCS:-1}" = 1 ]; then
-		for p in python3-sphinx python3-sphinx-rtd-theme make; do
-			dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"
-		done
-	fi
-	[ -z "$missing" ] && return 0
-	# shellcheck disable=SC2086
-	"$here/apt.sh" install $missing
+	local pkgs=(git quilt patch diffutils perl python3)
+
+	[ "${SERIES_DOCS:-1}" = 1 ] &&
+		pkgs+=(python3-sphinx python3-sphinx-rtd-theme make)
+	"$here/apt.sh" install "${pkgs[@]}"
 }
 
 # linkcopy DIR: DIR = the base tree, files shared by hard link, except the
