@@ -45,6 +45,7 @@ DEFINE_STATIC_KEY_FALSE(mem_alloc_profiling_key);
 EXPORT_SYMBOL(mem_alloc_profiling_key);
 DEFINE_STATIC_KEY_FALSE(mem_alloc_profiling_ever_key);
 EXPORT_SYMBOL(mem_alloc_profiling_ever_key);
+DEFINE_STATIC_KEY_FALSE(alloc_tag_extras_key);
 
 static struct codetag_type *alloc_tag_cttype __ro_after_init;
 
@@ -710,6 +711,18 @@ static void pgalloc_report_untagged(void);
 static inline void pgalloc_report_untagged(void) {}
 #endif
 
+/*
+ * The optional consumers' part of __pgalloc_tag_add(), out of line: the
+ * hook then calls nothing and saves no register on its way to charging a
+ * page while they are not in use.
+ */
+static noinline void pgalloc_tag_extras_add(struct alloc_tag *tag, u32 idx,
+					    struct page *page, unsigned int nr)
+{
+	alloc_tag_node_add(idx, page_to_nid(page), (long)nr << PAGE_SHIFT, 1);
+	alloc_tag_capture_add(tag, (unsigned long)page, nr * PAGE_SIZE, 0);
+}
+
 /* Out-of-line parts of the hooks in include/linux/pgalloc_tag.h. */
 void __pgalloc_tag_add(struct page *page, unsigned int nr)
 {
@@ -732,8 +745,8 @@ void __pgalloc_tag_add(struct page *page, unsigned int nr)
 	if (unlikely(!pgtag_store(page, idx, false)))
 		return;
 	alloc_tag_counters_add(tag, (s64)nr << PAGE_SHIFT, 1);
-	alloc_tag_node_add(idx, page_to_nid(page), (long)nr << PAGE_SHIFT, 1);
-	alloc_tag_capture_add(tag, (unsigned long)page, nr * PAGE_SIZE, 0);
+	if (alloc_tag_extras_enabled())
+		pgalloc_tag_extras_add(tag, idx, page, nr);
 }
 
 /*
@@ -765,6 +778,20 @@ static __always_inline u32 pgtag_take_freed(struct page *page)
 }
 
 /*
+ * pgtag_uncharge() while an optional consumer is in use, out of line for
+ * the reason given at pgalloc_tag_extras_add().
+ */
+static noinline void pgtag_uncharge_extras(struct alloc_tag *tag, u32 idx,
+					   unsigned int nr, bool first,
+					   struct page *page)
+{
+	/* alloc_tag_capture_page_sub() first, while the tag is charged. */
+	alloc_tag_capture_page_sub(first ? page : NULL, tag);
+	alloc_tag_counters_add(tag, -((s64)nr << PAGE_SHIFT), first ? -1 : 0);
+	alloc_tag_node_add(idx, page_to_nid(page), -((long)nr << PAGE_SHIFT), first ? -1 : 0);
+}
+
+/*
  * Release @nr pages' bytes of tag number @idx, pages of @page's block.
  * With @first, also the allocation itself (a call) and its captured
  * stack, which @page, the block's first page, keys.
@@ -782,10 +809,11 @@ static __always_inline void pgtag_uncharge(u32 idx, unsigned int nr,
 		if (WARN_ONCE(!tag, "alloc_tag: page names unknown tag %u\n", idx))
 			return;
 	}
-	/* alloc_tag_capture_page_sub() first, while the tag is charged. */
-	alloc_tag_capture_page_sub(first ? page : NULL, tag);
+	if (alloc_tag_extras_enabled()) {
+		pgtag_uncharge_extras(tag, idx, nr, first, page);
+		return;
+	}
 	alloc_tag_counters_add(tag, -((s64)nr << PAGE_SHIFT), first ? -1 : 0);
-	alloc_tag_node_add(idx, page_to_nid(page), -((long)nr << PAGE_SHIFT), first ? -1 : 0);
 }
 
 void __pgalloc_tag_sub(struct page *page, unsigned int nr)

@@ -723,8 +723,10 @@ static void capture_deselect(unsigned int i)
 	}
 	raw_spin_unlock_irqrestore(&capture_lock, flags);
 	capture_site_free(site);
-	if (!capture_nr_sites)
+	if (!capture_nr_sites) {
 		static_branch_disable(&alloc_tag_capture_key);
+		static_branch_dec(&alloc_tag_extras_key);
+	}
 	/*
 	 * The pool is under capture_lock but for its per-CPU frames, which
 	 * the capture hook uses with preemption off: free it once every
@@ -786,7 +788,10 @@ static int capture_select(struct capture_spec *spec)
 	for (t = 0; t < n; t++)
 		capture_tag_flags(tags[t], ALLOC_TAG_CAPTURE |
 				  (i << ALLOC_TAG_CAPTURE_SITE_SHIFT));
-	static_branch_enable(&alloc_tag_capture_key);
+	if (!static_key_enabled(&alloc_tag_capture_key)) {
+		static_branch_inc(&alloc_tag_extras_key);
+		static_branch_enable(&alloc_tag_capture_key);
+	}
 	return 0;
 nomem:
 	kfree(tags);

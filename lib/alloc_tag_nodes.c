@@ -222,6 +222,7 @@ void alloc_tag_nodes_on(u32 nr_vmlinux)
 		if (!nodes_chunk_get(c))
 			goto fail;
 	mutex_unlock(&nodes_lock);
+	static_branch_inc(&alloc_tag_extras_key);
 	static_branch_enable(&alloc_tag_nodes_key);
 	pr_info("per-node counters: %u nodes, %zu bytes for the vmlinux tags\n",
 		nr_node_ids, (size_t)c * nr_node_ids * NODES_CHUNK_TAGS *

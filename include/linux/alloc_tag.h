@@ -166,6 +166,29 @@ static __always_inline bool mem_alloc_profiling_ever_enabled(void)
 	return static_branch_unlikely(&mem_alloc_profiling_ever_key);
 }
 
+/*
+ * On while an optional consumer of the hooks (call-stack capture, the
+ * per-node counters) is in use.  The hooks test it once, after the tag
+ * is charged, and reach both consumers through one out-of-line call, so
+ * that profiling without them runs the same code as a kernel built
+ * without them.
+ */
+DECLARE_STATIC_KEY_FALSE(alloc_tag_extras_key);
+
+/**
+ * alloc_tag_extras_enabled() - does a hook have more to do than charge?
+ *
+ * Return: true while call-stack capture has a site selected or the
+ * per-node counters were chosen at boot.
+ */
+static __always_inline bool alloc_tag_extras_enabled(void)
+{
+	if (!IS_ENABLED(CONFIG_MEM_ALLOC_PROFILING_CAPTURE) &&
+	    !IS_ENABLED(CONFIG_NUMA))
+		return false;
+	return static_branch_unlikely(&alloc_tag_extras_key);
+}
+
 void alloc_tag_mm_init(void);
 struct alloc_tag_counters alloc_tag_read(struct alloc_tag *tag);
 u64 alloc_tag_content_id(void);

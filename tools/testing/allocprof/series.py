@@ -29,6 +29,12 @@ belong with the tests, in files that the core patch creates.
 "Takes: KERNEL-FILE REGEX => TEXT" instead gives the earlier patches the
 line with the match replaced by TEXT, and this patch changes it to the
 final form: for a call of a function that only this patch introduces.
+"Takes-block: KERNEL-FILE REGEX", for a C file, moves whole blocks: a
+matching line at file level takes its definition (through the "}" or ";"
+that ends it) and the comment just above it; a matching line in a comment
+at file level takes the comment and what follows it; an indented matching
+line that ends in "{" takes its block through the "}" at its indentation.
+For code that exists only for this patch's feature.
 
 Every kernel file of the repository (every new file, and every file edited
 by a .patch file) must belong to exactly one patch: the script stops and
@@ -94,7 +100,7 @@ class Patch:
         self.subject = None
         self.body = ""
         self.files = []                 # kernel files, in order
-        self.takes = []                 # (kernel file, (regex, text|None))
+        self.takes = []                 # (kernel file, (regex, text|BLOCK|None))
 
 
 def parse_series_file(path):
@@ -116,12 +122,17 @@ def parse_series_file(path):
             if not words:
                 die("%s:%d: File: needs a repository path" % (p.src, i))
             p.entries.append((words[0], words[1:] or None))
-        elif key == "takes":
+        elif key in ("takes", "takes-block"):
             words = val.split(None, 1)
             if len(words) != 2:
                 die("%s:%d: Takes: needs a kernel file and a regex" %
                     (p.src, i))
             pattern, _, text = words[1].partition(" => ")
+            if key == "takes-block":
+                if _:
+                    die("%s:%d: Takes-block: takes no '=> TEXT'" %
+                        (p.src, i))
+                text, _ = BLOCK, True
             try:
                 p.takes.append((words[0], (re.compile(pattern),
                                            text if _ else None)))
@@ -224,9 +235,39 @@ def assign(patches):
     return new, targets, origin
 
 
+# The replacement of a Takes-block: rule: not a text, the whole C block.
+BLOCK = object()
+
+
+def c_block_end(lines, i):
+    """The index after the C block that starts at lines[i] (see
+    Takes-block:)."""
+    line = lines[i]
+    if line.startswith(("/*", " *")):
+        while i < len(lines) and not lines[i].rstrip().endswith("*/"):
+            i += 1
+        return c_block_end(lines, i + 1) if i + 1 < len(lines) else i + 1
+    indent = line[:len(line) - len(line.lstrip())]
+    if indent:
+        if not line.rstrip().endswith("{"):
+            return i + 1
+        i += 1
+        while i < len(lines) and not lines[i].startswith(indent + "}"):
+            i += 1
+        return i + 1
+    while i < len(lines) and not lines[i].rstrip().endswith((";", "{")):
+        i += 1
+    if i < len(lines) and lines[i].rstrip().endswith(";"):
+        return i + 1
+    while i < len(lines) and not lines[i].startswith("}"):
+        i += 1
+    return i + 1
+
+
 def held_back(data, regexes):
-    """@data without the lines (and Kconfig entries) that match @regexes,
-    a list of (regex, replacement or None)."""
+    """@data without the lines (and Kconfig entries, and for Takes-block:
+    C blocks) that match @regexes, a list of (regex, replacement: a text,
+    BLOCK or None)."""
     lines = data.decode("utf-8", "surrogateescape").split("\n")
     out, i, hits = [], 0, 0
     while i < len(lines):
@@ -237,6 +278,24 @@ def held_back(data, regexes):
             i += 1
             continue
         hits += 1
+        if any(t is BLOCK for _, t in match):
+            if line.startswith(" *"):
+                # In a comment: from its start.
+                while out and out[-1].startswith(" *"):
+                    out.pop()
+                if out and out[-1].startswith("/*"):
+                    out.pop()
+            elif line[:1] not in ("", " ", "\t", "#", "/") and out and \
+                    out[-1].rstrip().endswith("*/"):
+                # The comment above a definition.
+                while out and out[-1].startswith(" *"):
+                    out.pop()
+                if out and out[-1].startswith("/*"):
+                    out.pop()
+            i = c_block_end(lines, i)
+            if (out and not out[-1] and i < len(lines) and not lines[i]):
+                out.pop()
+            continue
         i += 1
         if all(t is not None for _, t in match):
             for r, t in match:
