@@ -785,8 +785,9 @@ static noinline void pgtag_uncharge_extras(struct alloc_tag *tag, u32 idx,
 					   unsigned int nr, bool first,
 					   struct page *page)
 {
-	/* alloc_tag_capture_page_sub() first, while the tag is charged. */
-	alloc_tag_capture_page_sub(first ? page : NULL, tag);
+	/* Capture first, while the tag is charged; @page keys the block. */
+	if (first)
+		alloc_tag_capture_sub(tag, (unsigned long)page);
 	alloc_tag_counters_add(tag, -((s64)nr << PAGE_SHIFT), first ? -1 : 0);
 	alloc_tag_node_add(idx, page_to_nid(page), -((long)nr << PAGE_SHIFT), first ? -1 : 0);
 }

@@ -2,43 +2,22 @@
 /*
  * Memory allocation profiling: call stacks of chosen call sites.
  *
- * /proc/allocinfo names the line that allocated memory.  When that line is
- * in a helper with many callers, it does not say on whose behalf the
- * memory was allocated.  Here an operator selects one or a few call sites
- * (debugfs: allocinfo/capture); from then on every allocation charged to a
- * selected site also records its call stack, and allocinfo/stacks lists
- * each live object's site, stack and bytes, and each stack's frames once.
- * Summing, merging by function and sorting are left to userspace
- * (tools/vm/allocinfo stacks).
+ * /proc/allocinfo names the line that allocated memory; when that line is
+ * in a helper with many callers, it does not say on whose behalf.  An
+ * operator selects one or a few call sites (debugfs: allocinfo/capture);
+ * from then on every allocation charged to a selected site also records
+ * its call stack, and allocinfo/stacks lists each live object's site,
+ * stack and bytes, and each stack's frames once.  Summing, merging by
+ * function and sorting are left to userspace (tools/vm/allocinfo stacks).
  *
- * Design:
- *
- * - A selected tag has ALLOC_TAG_CAPTURE and its site's number in
- *   codetag.flags.  The hooks (<linux/alloc_tag_capture.h>) test a static
- *   key, then that flag, and only then call in here.
- * - The records live in a pool allocated with the first selected site and
- *   sized by the cap, freed with the last one: the hooks never allocate a
- *   record, so they work in any context, and an object past the cap is
- *   counted as dropped.  A record per live object, keyed by its address
- *   (its struct page for pages, its per-CPU address for per-CPU memory),
- *   holds its site, bytes and stackdepot handle, and is found through a
- *   hash table of 32-bit indices.  One raw spinlock, taken with interrupts
- *   off, protects the pool; each hook does O(1) work under it, and what
- *   walks the pool (deselection, reading) drops it every CAPTURE_STEP
- *   slots.
- * - The stack is saved and handed to stackdepot before the lock is taken,
- *   without the allocator's own frames: it starts at the function that
- *   holds the selected line (in_noprof_functions(), or for slab objects
- *   the return address the slab allocator was given).
- * - stackdepot may allocate a page, which is charged to its own line in
- *   lib/stackdepot.c.  Should that line be selected, the nested capture is
- *   refused by a per-CPU guard with a bit per context level (task,
- *   softirq, hardirq) and counted as dropped: capture never recurses, and
- *   an interrupt that allocates while a task captures is still captured.
- * - Deselecting clears the tags' flags first, then drops the site's
- *   records; the hooks check the site again under the lock, so no record
- *   is added for a site after it was dropped.  A site among a module's
- *   tags is deselected when those tags are released.
+ * The records, their locking and what they follow are described in
+ * Documentation/mm/allocation-profiling-design.rst, "Call-stack capture".
+ * In short: a pool of records sized by the cap, allocated with the first
+ * selected site, so that the hooks never allocate one; one raw spinlock
+ * under which each hook does O(1) work, and which whatever walks the pool
+ * drops every CAPTURE_STEP slots; deselection clears the tags' flags
+ * before it drops the site's records, and the hooks check the site again
+ * under the lock.
  */
 #define pr_fmt(fmt) "alloc_tag: capture: " fmt
 
@@ -403,19 +382,6 @@ void __cold __alloc_tag_capture_add(struct alloc_tag *tag, unsigned long key,
 		__this_cpu_and(capture_busy, ~bit);
 enable:
 	preempt_enable();
-}
-
-/**
- * __alloc_tag_capture_page_sub() - the slow path of alloc_tag_capture_page_sub()
- * @page: the first page of the block being freed
- * @tag: its tag, or NULL
- *
- * Context: any context.
- */
-void __cold __alloc_tag_capture_page_sub(struct page *page,
-					 struct alloc_tag *tag)
-{
-	alloc_tag_capture_sub(tag, (unsigned long)page);
 }
 
 /**
@@ -788,7 +754,7 @@ static int capture_select(struct capture_spec *spec)
 	for (t = 0; t < n; t++)
 		capture_tag_flags(tags[t], ALLOC_TAG_CAPTURE |
 				  (i << ALLOC_TAG_CAPTURE_SITE_SHIFT));
-	if (!static_key_enabled(&alloc_tag_capture_key)) {
+	if (capture_nr_sites == 1) {
 		static_branch_inc(&alloc_tag_extras_key);
 		static_branch_enable(&alloc_tag_capture_key);
 	}
@@ -835,23 +801,12 @@ static const char *capture_errmsg(int err)
 	}
 }
 
-/**
- * alloc_tag_capture_command() - carry out one command of the control file
- * @cmd: "FILE:LINE [MODULE] [func:NAME]" selects a site,
- *	"-FILE:LINE [MODULE]" deselects one, "clear" deselects all,
- *	"cap N" sets the number of records (only while nothing is selected)
- *
- * A command that fails changes nothing.
- *
- * Context: process context, may sleep.
- * A site without [MODULE] is one of vmlinux or, if vmlinux has none at
- * that line, of the one module that has.
- *
- * Return: 0, -EINVAL for a malformed command, -ENOENT for an unknown or
- * (to deselect) unselected site, -ENOTUNIQ for a site without [MODULE]
- * in several modules, -EEXIST for a site already selected,
- * -ENOSPC if ALLOC_TAG_CAPTURE_MAX_SITES are selected, -EBUSY for a cap
- * while sites are selected, -ENOMEM.
+/*
+ * One command of the control file: "FILE:LINE [MODULE] [func:NAME]"
+ * selects a site (without [MODULE], of vmlinux or else of the one module
+ * that has the line), "-FILE:LINE [MODULE]" deselects one, "clear" all,
+ * and "cap N" sets the number of records while nothing is selected.  A
+ * command that fails changes nothing; capture_errmsg() tells its errors.
  */
 static int alloc_tag_capture_command(const char *cmd)
 {

@@ -167,25 +167,21 @@ static __always_inline bool mem_alloc_profiling_ever_enabled(void)
 }
 
 /*
- * On while an optional consumer of the hooks (call-stack capture, the
- * per-node counters) is in use.  The hooks test it once, after the tag
- * is charged, and reach both consumers through one out-of-line call, so
- * that profiling without them runs the same code as a kernel built
- * without them.
+ * On while an optional consumer of the page and slab hooks (call-stack
+ * capture, say) is in use; each takes it with static_branch_inc().  The
+ * hooks test it once, after the charge or before the uncharge, and reach
+ * every consumer through one out-of-line step, so that while none is in
+ * use they keep nothing live across a call for them.
  */
 DECLARE_STATIC_KEY_FALSE(alloc_tag_extras_key);
 
 /**
  * alloc_tag_extras_enabled() - does a hook have more to do than charge?
  *
- * Return: true while call-stack capture has a site selected or the
- * per-node counters were chosen at boot.
+ * Return: true while an optional consumer of the hooks is in use.
  */
 static __always_inline bool alloc_tag_extras_enabled(void)
 {
-	if (!IS_ENABLED(CONFIG_MEM_ALLOC_PROFILING_CAPTURE) &&
-	    !IS_ENABLED(CONFIG_NUMA))
-		return false;
 	return static_branch_unlikely(&alloc_tag_extras_key);
 }
 

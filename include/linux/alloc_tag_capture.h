@@ -1,21 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Call-stack capture for chosen allocation call sites.
- *
- * /proc/allocinfo says which line allocated the memory; when that line is
- * in a helper (a driver's foo_alloc(), a slab or seq_file buffer helper),
- * the next question is which caller of the helper holds it.  An operator
- * selects one or a few call sites at run time (debugfs,
- * allocinfo/capture); from then on each allocation charged to a selected
- * site also records its call stack, and allocinfo/stacks lists each live
- * object's stack and bytes, which userspace sums by stack.
- *
- * A selected tag carries ALLOC_TAG_CAPTURE in its codetag.flags.  The
- * hooks below sit at the points where the allocators charge and uncharge
- * a tag; each is a static branch, patched out while no site is selected,
- * then a test of the flag of the tag already at hand, and only for a
- * selected tag a call of the out-of-line slow path in
- * lib/alloc_tag_capture.c.
+ * Call-stack capture for chosen allocation call sites
+ * (lib/alloc_tag_capture.c).  A selected tag carries ALLOC_TAG_CAPTURE in
+ * its codetag.flags.  Each hook below is a static branch, patched out
+ * while no site is selected, then a test of that flag, and only for a
+ * selected tag a call into lib/alloc_tag_capture.c.
  */
 #ifndef _LINUX_ALLOC_TAG_CAPTURE_H
 #define _LINUX_ALLOC_TAG_CAPTURE_H
@@ -48,7 +37,6 @@ void __alloc_tag_capture_page_move(struct alloc_tag *tag, struct page *dst,
 				   struct page *src);
 void __alloc_tag_capture_page_detach(struct alloc_tag *tag,
 				     struct page *page);
-void __alloc_tag_capture_page_sub(struct page *page, struct alloc_tag *tag);
 
 /**
  * alloc_tag_capture_enabled() - is any call site selected for capture?
@@ -149,24 +137,6 @@ static __always_inline void alloc_tag_capture_page_detach(struct alloc_tag *tag,
 		__alloc_tag_capture_page_detach(tag, page);
 }
 
-/**
- * alloc_tag_capture_page_sub() - a block of pages charged to @tag is freed
- * @page: its first page; NULL if only some of its pages are freed, which
- *	releases nothing here
- * @tag: the block's tag, or NULL
- *
- * alloc_tag_capture_sub() for the page free hook, with @page first and the
- * test of @tag out of line: the hook can then leave @page where it came in,
- * instead of keeping it in a callee-saved register for a call it rarely
- * makes.
- */
-static __always_inline void alloc_tag_capture_page_sub(struct page *page,
-							struct alloc_tag *tag)
-{
-	if (alloc_tag_capture_enabled() && page)
-		__alloc_tag_capture_page_sub(page, tag);
-}
-
 #else /* CONFIG_MEM_ALLOC_PROFILING_CAPTURE */
 
 static inline bool alloc_tag_capture_enabled(void)
@@ -199,11 +169,6 @@ static inline void alloc_tag_capture_page_move(struct alloc_tag *tag,
 
 static inline void alloc_tag_capture_page_detach(struct alloc_tag *tag,
 						 struct page *page)
-{
-}
-
-static inline void alloc_tag_capture_page_sub(struct page *page,
-					      struct alloc_tag *tag)
 {
 }
 

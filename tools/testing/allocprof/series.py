@@ -30,11 +30,15 @@ belong with the tests, in files that the core patch creates.
 line with the match replaced by TEXT, and this patch changes it to the
 final form: for a call of a function that only this patch introduces.
 "Takes-block: KERNEL-FILE REGEX", for a C file, moves whole blocks: a
-matching line at file level takes its definition (through the "}" or ";"
-that ends it) and the comment just above it; a matching line in a comment
-at file level takes the comment and what follows it; an indented matching
-line that ends in "{" takes its block through the "}" at its indentation.
-For code that exists only for this patch's feature.
+matching line at file level takes its definition (through the "}" at the
+start of a line or the ";" that ends it) and the comment just above it; a
+matching line in a comment at file level takes the comment and the
+definition that follows it; an indented matching line takes its block
+through the "}" at its indentation if it ends in "{", the one-line body
+on the next line if it ends in ")", and itself alone if it ends a
+statement.  Any other shape (a preprocessor line, a "} else {", a block
+that does not balance) stops the script.  For code that exists only for
+this patch's feature.
 
 Every kernel file of the repository (every new file, and every file edited
 by a .patch file) must belong to exactly one patch: the script stops and
@@ -241,27 +245,62 @@ BLOCK = object()
 
 def c_block_end(lines, i):
     """The index after the C block that starts at lines[i] (see
-    Takes-block:)."""
+    Takes-block:); stops the script on a shape it does not know, rather
+    than take too much or too little."""
+    def fail(why):
+        die("Takes-block: line %d, '%s': %s" % (i + 1, lines[i].strip(), why))
+
+    def balanced(start, end):
+        text = "\n".join(lines[start:end])
+        return text.count("{") == text.count("}") and \
+            text.count("(") == text.count(")")
+
     line = lines[i]
     if line.startswith(("/*", " *")):
-        while i < len(lines) and not lines[i].rstrip().endswith("*/"):
-            i += 1
-        return c_block_end(lines, i + 1) if i + 1 < len(lines) else i + 1
+        k = i
+        while k < len(lines) and not lines[k].rstrip().endswith("*/"):
+            k += 1
+        if k + 1 >= len(lines) or not lines[k + 1].strip() or \
+                lines[k + 1][0] in " \t#/":
+            fail("a comment not followed by a definition")
+        return c_block_end(lines, k + 1)
     indent = line[:len(line) - len(line.lstrip())]
     if indent:
-        if not line.rstrip().endswith("{"):
-            return i + 1
-        i += 1
-        while i < len(lines) and not lines[i].startswith(indent + "}"):
-            i += 1
-        return i + 1
-    while i < len(lines) and not lines[i].rstrip().endswith((";", "{")):
-        i += 1
-    if i < len(lines) and lines[i].rstrip().endswith(";"):
-        return i + 1
-    while i < len(lines) and not lines[i].startswith("}"):
-        i += 1
-    return i + 1
+        k = i
+        if line.rstrip().endswith("{"):
+            # Through the "}" at its indentation; not "} else {".
+            k += 1
+            while k < len(lines) and not (lines[k].startswith(indent + "}")
+                                          and lines[k][len(indent) + 1:]
+                                          .strip() in ("", ";")):
+                if lines[k].startswith(indent + "}"):
+                    fail("a block continued by '%s'" % lines[k].strip())
+                k += 1
+        elif line.rstrip().endswith(")"):
+            # A statement with its body on the next line.
+            k += 1
+            if k >= len(lines) or not lines[k].startswith(indent + "\t") \
+                    or not lines[k].rstrip().endswith(";"):
+                fail("a statement whose body is not one line")
+        elif not line.rstrip().endswith((";", ":")):
+            fail("a line that does not end a statement")
+        if k >= len(lines) or not balanced(i, k + 1):
+            fail("an unbalanced block")
+        return k + 1
+    if line.startswith(("#", "}")):
+        fail("a preprocessor line or the end of a block")
+    k = i
+    while k < len(lines) and not lines[k].rstrip().endswith((";", "{", "}")):
+        if not lines[k].strip():
+            fail("a definition that ends at a blank line")
+        k += 1
+    if k < len(lines) and lines[k].rstrip().endswith("{"):
+        k += 1
+        while k < len(lines) and not lines[k].startswith("}"):
+            k += 1
+    if k >= len(lines) or not balanced(i, k + 1):
+        fail("a definition not ended in the file, or unbalanced")
+    return k + 1
 
 
 def held_back(data, regexes):
