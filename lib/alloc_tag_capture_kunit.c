@@ -741,6 +741,36 @@ static void alloc_tag_test_capture_recursion(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, records, (unsigned long)depot_calls);
 }
 
+/*
+ * The page and slab hooks reach capture through alloc_tag_extras_key:
+ * capture holds one count of it from its first selected site to its last
+ * deselected one, beside whatever else holds it (the per-node counters).
+ */
+static void alloc_tag_test_capture_extras_key(struct kunit *test)
+{
+	struct static_key *key = &alloc_tag_extras_key.key;
+	int base = static_key_count(key);
+
+	KUNIT_ASSERT_EQ(test, command(test, "%s:%u", many_lines[0]), 0);
+	KUNIT_EXPECT_EQ(test, static_key_count(key), base + 1);
+	KUNIT_ASSERT_EQ(test, command(test, "%s:%u", many_lines[1]), 0);
+	KUNIT_EXPECT_EQ(test, static_key_count(key), base + 1);
+	KUNIT_ASSERT_EQ(test, command(test, "-%s:%u", many_lines[0]), 0);
+	KUNIT_EXPECT_EQ(test, static_key_count(key), base + 1);
+	KUNIT_EXPECT_TRUE(test, alloc_tag_capture_enabled());
+	KUNIT_ASSERT_EQ(test, command(test, "-%s:%u", many_lines[1]), 0);
+	KUNIT_EXPECT_EQ(test, static_key_count(key), base);
+	KUNIT_EXPECT_FALSE(test, alloc_tag_capture_enabled());
+	/* A selection that fails takes nothing. */
+	KUNIT_EXPECT_EQ(test, command(test, "%s:%u", 1), -ENOENT);
+	KUNIT_EXPECT_EQ(test, static_key_count(key), base);
+	/* "clear" gives back what the sites took. */
+	KUNIT_ASSERT_EQ(test, command(test, "%s:%u", many_lines[2]), 0);
+	KUNIT_ASSERT_EQ(test, command(test, "%s:%u", many_lines[3]), 0);
+	KUNIT_ASSERT_EQ(test, alloc_tag_capture_command("clear"), 0);
+	KUNIT_EXPECT_EQ(test, static_key_count(key), base);
+}
+
 static struct kunit_case capture_test_cases[] = {
 	KUNIT_CASE(alloc_tag_test_capture_callers),
 	KUNIT_CASE(alloc_tag_test_capture_bad_input),
@@ -751,6 +781,7 @@ static struct kunit_case capture_test_cases[] = {
 	KUNIT_CASE(alloc_tag_test_capture_interrupt),
 	KUNIT_CASE(alloc_tag_test_capture_switch),
 	KUNIT_CASE(alloc_tag_test_capture_recursion),
+	KUNIT_CASE(alloc_tag_test_capture_extras_key),
 	{}
 };
 
