@@ -318,15 +318,11 @@ def held_back(data, regexes):
             continue
         hits += 1
         if any(t is BLOCK for _, t in match):
-            if line.startswith(" *"):
-                # In a comment: from its start.
-                while out and out[-1].startswith(" *"):
-                    out.pop()
-                if out and out[-1].startswith("/*"):
-                    out.pop()
-            elif line[:1] not in ("", " ", "\t", "#", "/") and out and \
-                    out[-1].rstrip().endswith("*/"):
-                # The comment above a definition.
+            # A line in a comment takes the comment from its start; a
+            # definition, the comment just above it.
+            if line.startswith(" *") or (
+                    line[:1] not in ("", " ", "\t", "#", "/") and out and
+                    out[-1].rstrip().endswith("*/")):
                 while out and out[-1].startswith(" *"):
                     out.pop()
                 if out and out[-1].startswith("/*"):
