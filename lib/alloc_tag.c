@@ -829,8 +829,9 @@ unsigned int __pgalloc_tag_peek(struct page *page)
 {
 	u32 idx = pgtag_get(page);
 
-	if (alloc_tag_capture_enabled() && idx)
-		alloc_tag_capture_page_detach(alloc_tag_from_index(idx), page);
+	if (alloc_tag_capture_enabled() && idx &&
+	    alloc_tag_capture_selected(alloc_tag_from_index(idx)))
+		__alloc_tag_capture_page_detach(alloc_tag_from_index(idx), page);
 	return idx;
 }
 
@@ -855,7 +856,8 @@ void __pgalloc_tag_split(struct page *page, unsigned int nr)
 		pgtag_set(nth_page(page, i), idx);
 	alloc_tag_counters_add(tag, 0, nr - 1);
 	alloc_tag_node_add(idx, page_to_nid(page), 0, nr - 1);
-	alloc_tag_capture_page_split(tag, page, nr);
+	if (alloc_tag_capture_selected(tag))
+		__alloc_tag_capture_page_split(tag, page, nr);
 }
 
 void __pgalloc_tag_move(struct page *dst, struct page *src, unsigned int nr)
@@ -878,8 +880,9 @@ void __pgalloc_tag_move(struct page *dst, struct page *src, unsigned int nr)
 	pgtag_set(src, 0);
 	alloc_tag_node_add(sidx, page_to_nid(src), -((long)nr << PAGE_SHIFT), -1);
 	alloc_tag_node_add(sidx, page_to_nid(dst), (long)nr << PAGE_SHIFT, 1);
-	if (alloc_tag_capture_enabled())
-		alloc_tag_capture_page_move(alloc_tag_from_index(sidx), dst, src);
+	if (alloc_tag_capture_enabled() &&
+	    alloc_tag_capture_selected(alloc_tag_from_index(sidx)))
+		__alloc_tag_capture_page_move(alloc_tag_from_index(sidx), dst, src);
 }
 
 /* Does the flags field number every vmlinux tag and enough module tags? */

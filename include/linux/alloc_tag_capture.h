@@ -2,9 +2,10 @@
 /*
  * Call-stack capture for chosen allocation call sites
  * (lib/alloc_tag_capture.c).  A selected tag carries ALLOC_TAG_CAPTURE in
- * its codetag.flags.  Each hook below is a static branch, patched out
- * while no site is selected, then a test of that flag, and only for a
- * selected tag a call into lib/alloc_tag_capture.c.
+ * its codetag.flags.  A hook tests alloc_tag_capture_selected(), a static
+ * branch patched out while no site is selected and then that flag, and
+ * only for a selected tag calls into lib/alloc_tag_capture.c.  Compiled
+ * out, the test is false and no call remains.
  */
 #ifndef _LINUX_ALLOC_TAG_CAPTURE_H
 #define _LINUX_ALLOC_TAG_CAPTURE_H
@@ -28,16 +29,6 @@ struct page;
 
 DECLARE_STATIC_KEY_FALSE(alloc_tag_capture_key);
 
-void __alloc_tag_capture_add(struct alloc_tag *tag, unsigned long key,
-			     unsigned long bytes, unsigned long caller);
-void __alloc_tag_capture_sub(struct alloc_tag *tag, unsigned long key);
-void __alloc_tag_capture_page_split(struct alloc_tag *tag, struct page *page,
-				    unsigned int nr);
-void __alloc_tag_capture_page_move(struct alloc_tag *tag, struct page *dst,
-				   struct page *src);
-void __alloc_tag_capture_page_detach(struct alloc_tag *tag,
-				     struct page *page);
-
 /**
  * alloc_tag_capture_enabled() - is any call site selected for capture?
  *
@@ -53,13 +44,41 @@ static __always_inline bool alloc_tag_capture_enabled(void)
  * alloc_tag_capture_selected() - is @tag's site selected for capture?
  * @tag: a tag, or NULL or ALLOC_TAG_NONE
  *
+ * What a hook tests before it calls one of the functions below, which
+ * are for selected tags only.
+ *
  * Return: true if @tag is a real tag whose site is selected.
  */
 static __always_inline bool alloc_tag_capture_selected(struct alloc_tag *tag)
 {
-	return alloc_tag_is_real(tag) &&
+	return alloc_tag_capture_enabled() && alloc_tag_is_real(tag) &&
 	       unlikely(READ_ONCE(tag->ct.flags) & ALLOC_TAG_CAPTURE);
 }
+
+#else /* CONFIG_MEM_ALLOC_PROFILING_CAPTURE */
+
+static inline bool alloc_tag_capture_enabled(void)
+{
+	return false;
+}
+
+static inline bool alloc_tag_capture_selected(struct alloc_tag *tag)
+{
+	return false;
+}
+
+#endif /* CONFIG_MEM_ALLOC_PROFILING_CAPTURE */
+
+/* lib/alloc_tag_capture.c: for a tag that alloc_tag_capture_selected(). */
+void __alloc_tag_capture_add(struct alloc_tag *tag, unsigned long key,
+			     unsigned long bytes, unsigned long caller);
+void __alloc_tag_capture_sub(struct alloc_tag *tag, unsigned long key);
+void __alloc_tag_capture_page_split(struct alloc_tag *tag, struct page *page,
+				    unsigned int nr);
+void __alloc_tag_capture_page_move(struct alloc_tag *tag, struct page *dst,
+				   struct page *src);
+void __alloc_tag_capture_page_detach(struct alloc_tag *tag,
+				     struct page *page);
 
 /**
  * alloc_tag_capture_add() - record the stack of an allocation just charged
@@ -76,7 +95,7 @@ static __always_inline void alloc_tag_capture_add(struct alloc_tag *tag,
 						  unsigned long bytes,
 						  unsigned long caller)
 {
-	if (alloc_tag_capture_enabled() && alloc_tag_capture_selected(tag))
+	if (alloc_tag_capture_selected(tag))
 		__alloc_tag_capture_add(tag, key, bytes, caller);
 }
 
@@ -90,88 +109,8 @@ static __always_inline void alloc_tag_capture_add(struct alloc_tag *tag,
 static __always_inline void alloc_tag_capture_sub(struct alloc_tag *tag,
 						  unsigned long key)
 {
-	if (alloc_tag_capture_enabled() && alloc_tag_capture_selected(tag))
+	if (alloc_tag_capture_selected(tag))
 		__alloc_tag_capture_sub(tag, key);
 }
-
-/**
- * alloc_tag_capture_page_split() - a block of pages became @nr pages
- * @tag: the block's tag
- * @page: the first page
- * @nr: number of pages, each now freed on its own
- */
-static __always_inline void alloc_tag_capture_page_split(struct alloc_tag *tag,
-							 struct page *page,
-							 unsigned int nr)
-{
-	if (alloc_tag_capture_enabled() && alloc_tag_capture_selected(tag))
-		__alloc_tag_capture_page_split(tag, page, nr);
-}
-
-/**
- * alloc_tag_capture_page_move() - migration moved @src's data to @dst
- * @tag: the tag that @dst took over from @src
- * @dst: first page of the new block
- * @src: first page of the old block
- */
-static __always_inline void alloc_tag_capture_page_move(struct alloc_tag *tag,
-							struct page *dst,
-							struct page *src)
-{
-	if (alloc_tag_capture_selected(tag))
-		__alloc_tag_capture_page_move(tag, dst, src);
-}
-
-/**
- * alloc_tag_capture_page_detach() - all but the first page may be freed
- * @tag: the tag of the non-compound block that starts at @page
- * @page: its first page
- *
- * __free_pages() of a non-compound block releases the other pages at once
- * if someone else holds a reference to the first one.
- */
-static __always_inline void alloc_tag_capture_page_detach(struct alloc_tag *tag,
-							  struct page *page)
-{
-	if (alloc_tag_capture_selected(tag))
-		__alloc_tag_capture_page_detach(tag, page);
-}
-
-#else /* CONFIG_MEM_ALLOC_PROFILING_CAPTURE */
-
-static inline bool alloc_tag_capture_enabled(void)
-{
-	return false;
-}
-
-static inline void alloc_tag_capture_add(struct alloc_tag *tag,
-					 unsigned long key, unsigned long bytes,
-					 unsigned long caller)
-{
-}
-
-static inline void alloc_tag_capture_sub(struct alloc_tag *tag,
-					 unsigned long key)
-{
-}
-
-static inline void alloc_tag_capture_page_split(struct alloc_tag *tag,
-						struct page *page,
-						unsigned int nr)
-{
-}
-
-static inline void alloc_tag_capture_page_move(struct alloc_tag *tag,
-					       struct page *dst,
-					       struct page *src)
-{
-}
-
-static inline void alloc_tag_capture_page_detach(struct alloc_tag *tag,
-						 struct page *page)
-{
-}
-
-#endif /* CONFIG_MEM_ALLOC_PROFILING_CAPTURE */
 
 #endif /* _LINUX_ALLOC_TAG_CAPTURE_H */
