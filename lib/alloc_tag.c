@@ -939,72 +939,23 @@ static struct page *pgtag_chunk_online(unsigned long c)
 #endif
 }
 
-static u32 *pgtag_chunk_alloc(int nid)
+/* Give @dir a chunk at @c, on node @nid, if it has none. */
+static int pgtag_chunk_add(struct pgtag_dir *dir, unsigned long c, int nid)
 {
+	u32 *chunk;
+
+	if (dir->chunk[c])
+		return 0;
 	/* Profiling's own metadata, charged to no tag. */
-	return alloc_hooks_tag(ALLOC_TAG_NONE,
-			       kvzalloc_node_noprof(PGTAG_CHUNK_BYTES,
-						    GFP_KERNEL, nid));
-}
-
-/*
- * Give the array its directory, and chunks for the memory online now: at
- * the first switch-on, before pages can be charged.  Memory that goes
- * online later gets its chunks then (pgtag_cover()), and hotplug waits
- * until this is done.  All or nothing: -ENOMEM if any of it cannot be
- * allocated.
- */
-static int pgtag_array_on(void)
-{
-	unsigned long c, nr;
-	struct pgtag_dir *dir;
-	int err = -ENOMEM;
-
-	get_online_mems();
-	mutex_lock(&pgtag_dir_lock);
-	/* Room in the directory for memory that may be hot-added later. */
-	nr = DIV_ROUND_UP(max_t(unsigned long, max_pfn, max_possible_pfn),
-			  PGTAG_CHUNK_PAGES);
-	dir = alloc_hooks_tag(ALLOC_TAG_NONE,
-			      kvzalloc_noprof(struct_size(dir, chunk, nr),
-					      GFP_KERNEL));
-	if (!dir)
-		goto out;
-	dir->nr = nr;
-	for (c = 0; c < nr; c++) {
-		struct page *page = pgtag_chunk_online(c);
-
-		if (!page)
-			continue;
-		dir->chunk[c] = pgtag_chunk_alloc(page_to_nid(page));
-		if (!dir->chunk[c])
-			goto out;
-		atomic_long_inc(&pgtag_chunks);
-	}
-	/* Filled before it is seen. */
-	smp_store_release(&pgtag_dir, dir);
-	err = 0;
-out:
-	if (err && dir) {
-		for (c = 0; c < nr; c++)
-			kvfree(dir->chunk[c]);
-		kvfree(dir);
-		atomic_long_set(&pgtag_chunks, 0);
-	}
-	mutex_unlock(&pgtag_dir_lock);
-	put_online_mems();
-	if (err)
-		pr_err("page tags: no memory for the array: profiling stays off\n");
-	else
-		pr_info("page tags: %zu bytes, 4 per page frame of memory online (page->flags has no room)\n",
-			pgtag_array_bytes());
-	return err;
-}
-
-/* What page tags need at the first switch-on. */
-static int pgtag_first_on(void)
-{
-	return pgtag_in_array() ? pgtag_array_on() : 0;
+	chunk = alloc_hooks_tag(ALLOC_TAG_NONE,
+				kvzalloc_node_noprof(PGTAG_CHUNK_BYTES,
+						     GFP_KERNEL, nid));
+	if (!chunk)
+		return -ENOMEM;
+	/* Zeroed before it is seen. */
+	smp_store_release(&dir->chunk[c], chunk);
+	atomic_long_inc(&pgtag_chunks);
+	return 0;
 }
 
 /* Undo pgtag_first_on(): the rest of the first switch-on failed. */
@@ -1028,6 +979,56 @@ static void pgtag_array_off(void)
 	atomic_long_set(&pgtag_chunks, 0);
 	mutex_unlock(&pgtag_dir_lock);
 	put_online_mems();
+}
+
+/*
+ * Give the array its directory, and chunks for the memory online now: at
+ * the first switch-on, before pages can be charged, so that no hook looks
+ * at the directory while it is filled.  Memory that goes online later
+ * gets its chunks then (pgtag_cover()), and hotplug waits until this is
+ * done.  All or nothing: -ENOMEM if any of it cannot be allocated.
+ */
+static int pgtag_array_on(void)
+{
+	unsigned long c, nr;
+	struct pgtag_dir *dir;
+	struct page *page;
+	int err = -ENOMEM;
+
+	get_online_mems();
+	mutex_lock(&pgtag_dir_lock);
+	/* Room in the directory for memory that may be hot-added later. */
+	nr = DIV_ROUND_UP(max_t(unsigned long, max_pfn, max_possible_pfn),
+			  PGTAG_CHUNK_PAGES);
+	dir = alloc_hooks_tag(ALLOC_TAG_NONE,
+			      kvzalloc_noprof(struct_size(dir, chunk, nr),
+					      GFP_KERNEL));
+	if (dir) {
+		dir->nr = nr;
+		WRITE_ONCE(pgtag_dir, dir);
+		err = 0;
+	}
+	for (c = 0; !err && c < nr; c++) {
+		page = pgtag_chunk_online(c);
+		if (page)
+			err = pgtag_chunk_add(dir, c, page_to_nid(page));
+	}
+	mutex_unlock(&pgtag_dir_lock);
+	put_online_mems();
+	if (err) {
+		pgtag_array_off();
+		pr_err("page tags: no memory for the array: profiling stays off\n");
+		return err;
+	}
+	pr_info("page tags: %zu bytes, 4 per page frame of memory online (page->flags has no room)\n",
+		pgtag_array_bytes());
+	return 0;
+}
+
+/* What page tags need at the first switch-on. */
+static int pgtag_first_on(void)
+{
+	return pgtag_in_array() ? pgtag_array_on() : 0;
 }
 
 #ifdef CONFIG_MEMORY_HOTPLUG
@@ -1066,7 +1067,6 @@ static int pgtag_cover(unsigned long start, unsigned long nr_pages, int nid)
 	unsigned long c, first = start >> PGTAG_CHUNK_SHIFT;
 	unsigned long end = DIV_ROUND_UP(start + nr_pages, PGTAG_CHUNK_PAGES);
 	struct pgtag_dir *dir, *old;
-	u32 *chunk;
 
 	mutex_lock(&pgtag_dir_lock);
 	old = pgtag_dir;
@@ -1086,16 +1086,9 @@ static int pgtag_cover(unsigned long start, unsigned long nr_pages, int nid)
 		kmemleak_not_leak(old);
 	}
 	dir = pgtag_dir;
-	for (c = first; c < end; c++) {
-		if (dir->chunk[c])
-			continue;
-		chunk = pgtag_chunk_alloc(nid);
-		if (!chunk)
+	for (c = first; c < end; c++)
+		if (pgtag_chunk_add(dir, c, nid))
 			goto fail;
-		/* Zeroed before it is seen. */
-		smp_store_release(&dir->chunk[c], chunk);
-		atomic_long_inc(&pgtag_chunks);
-	}
 out:
 	mutex_unlock(&pgtag_dir_lock);
 	return 0;
@@ -1571,19 +1564,6 @@ static void alloc_tag_counters_free(struct alloc_tag *tags, size_t n,
 }
 
 /*
- * alloc_tag_counters_release() - give back the counters of @n module tags
- * @tags: the first tag
- * @n: how many; their counters came from alloc_tag_counters_alloc(), if
- *	they have any
- *
- * Context: process context.
- */
-static void alloc_tag_counters_release(struct alloc_tag *tags, size_t n)
-{
-	alloc_tag_counters_free(tags, n, &alloc_tag_released);
-}
-
-/*
  * alloc_tag_counters_alloc() - give @n tags their per-CPU counters
  * @tags: the first tag
  * @n: how many
@@ -1610,19 +1590,12 @@ static int alloc_tag_counters_alloc(struct alloc_tag *tags, size_t n)
 	return 0;
 }
 
-static int alloc_tag_module_load(struct codetag_type *cttype,
-				 struct codetag_range *range)
+/* Counters and page-tag numbers for the tags of a module. */
+static int alloc_tag_module_attach(struct codetag_range *range)
 {
 	struct alloc_tag *tags;
 	size_t n = range_tags(range, &tags);
 
-	WRITE_ONCE(alloc_tag_content, alloc_tag_content + 1);
-	/*
-	 * Until the first switch-on, which gives the tags of the modules
-	 * loaded then what they need, nothing (see alloc_tag_first_on()).
-	 */
-	if (!mem_alloc_profiling_ever_enabled())
-		return 0;
 	if (alloc_tag_counters_alloc(tags, n)) {
 		pr_err("%s: no memory for the counters of %zu tags\n",
 		       range->modname, n);
@@ -1630,6 +1603,19 @@ static int alloc_tag_module_load(struct codetag_type *cttype,
 	}
 	pgtag_register_module(tags, n, range->modname);
 	return 0;
+}
+
+static int alloc_tag_module_load(struct codetag_type *cttype,
+				 struct codetag_range *range)
+{
+	WRITE_ONCE(alloc_tag_content, alloc_tag_content + 1);
+	/*
+	 * Until the first switch-on, which gives the tags of the modules
+	 * loaded then what they need, nothing (see alloc_tag_first_on()).
+	 */
+	if (!mem_alloc_profiling_ever_enabled())
+		return 0;
+	return alloc_tag_module_attach(range);
 }
 
 /*
@@ -1660,24 +1646,16 @@ static int alloc_tag_modules_on(void)
 {
 	struct codetag_iterator iter = codetag_get_ct_iter(alloc_tag_cttype);
 	struct codetag_range *range = NULL;
-	struct alloc_tag *tags;
 	struct codetag *ct;
-	size_t n;
 
 	while ((ct = codetag_next_ct(&iter))) {
 		if (iter.range == range)
 			continue;
 		range = iter.range;
-		if (!range->mod)
-			continue;	/* vmlinux */
-		n = range_tags(range, &tags);
-		if (alloc_tag_counters_alloc(tags, n)) {
-			pr_err("%s: no memory for the counters of %zu tags\n",
-			       range->modname, n);
+		if (range->mod && alloc_tag_module_attach(range)) {
 			alloc_tag_modules_off(range);
 			return -ENOMEM;
 		}
-		pgtag_register_module(tags, n, range->modname);
 	}
 	return 0;
 }
@@ -1852,7 +1830,7 @@ static bool alloc_tag_module_unload(struct codetag_type *cttype,
 	if (alloc_tag_release_fn)
 		alloc_tag_release_fn(tags, n);
 	pgtag_unregister_module(tags, n);
-	alloc_tag_counters_release(tags, n);
+	alloc_tag_counters_free(tags, n, &alloc_tag_released);
 	alloc_tag_released_check();
 	return false;
 }

@@ -634,7 +634,7 @@ static void alloc_tag_test_released(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, tags);
 	KUNIT_ASSERT_EQ(test, alloc_tag_counters_alloc(tags, 2), 0);
 	KUNIT_EXPECT_TRUE(test, tags[0].counters != tags[1].counters);
-	alloc_tag_counters_release(tags, 2);
+	alloc_tag_counters_free(tags, 2, &alloc_tag_released);
 	KUNIT_EXPECT_TRUE(test, tags[0].counters);
 	KUNIT_EXPECT_TRUE(test, tags[0].counters == tags[1].counters);
 	alloc_tag_counters_add(&tags[0], 64, 1);
