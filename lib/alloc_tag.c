@@ -294,7 +294,6 @@ int alloc_tag_lock_sites(void)
 	codetag_lock_module_list(alloc_tag_cttype);
 	return 0;
 }
-EXPORT_SYMBOL_GPL(alloc_tag_lock_sites);
 
 /**
  * alloc_tag_unlock_sites() - undo a successful alloc_tag_lock_sites()
@@ -303,7 +302,6 @@ void alloc_tag_unlock_sites(void)
 {
 	codetag_unlock_module_list(alloc_tag_cttype);
 }
-EXPORT_SYMBOL_GPL(alloc_tag_unlock_sites);
 
 /**
  * alloc_tag_for_each() - call a function for every tag in use
@@ -335,7 +333,6 @@ int alloc_tag_for_each(int (*fn)(struct alloc_tag *tag, const char *modname,
 	}
 	return 0;
 }
-EXPORT_SYMBOL_GPL(alloc_tag_for_each);
 
 static atomic_long_t alloc_tag_metadata_failures;
 
@@ -396,7 +393,7 @@ static size_t pgtag_array_bytes(void);
 	"slab extension vectors %ld, per-CPU tag vectors %ld\n"
 
 /* What profiling's own data take now; for the boot log and show_mem(). */
-static void alloc_tag_print_metadata(bool notice)
+static void alloc_tag_print_metadata(void)
 {
 	size_t ntags = __stop_alloc_tags - __start_alloc_tags;
 	size_t tags = ntags * sizeof(struct alloc_tag);
@@ -411,18 +408,14 @@ static void alloc_tag_print_metadata(bool notice)
 	/* Basis points; u32, as 32-bit kernels have no 64-bit division. */
 	u32 bp = ram ? div64_u64(total * 10000, ram) : 0;
 
-	if (notice)
-		pr_notice(ALLOC_TAG_META_FMT, total, bp / 100, bp % 100, tags,
-			  cntrs, pages, slab, pcpu);
-	else
-		pr_info(ALLOC_TAG_META_FMT, total, bp / 100, bp % 100, tags,
-			cntrs, pages, slab, pcpu);
+	pr_notice(ALLOC_TAG_META_FMT, total, bp / 100, bp % 100, tags, cntrs,
+		  pages, slab, pcpu);
 }
 
 static int __init alloc_tag_metadata_report(void)
 {
 	if (mem_alloc_profiling_ever_enabled())
-		alloc_tag_print_metadata(false);
+		alloc_tag_print_metadata();
 	return 0;
 }
 late_initcall_sync(alloc_tag_metadata_report);
@@ -958,43 +951,34 @@ static int pgtag_chunk_add(struct pgtag_dir *dir, unsigned long c, int nid)
 	return 0;
 }
 
-/* Undo pgtag_first_on(): the rest of the first switch-on failed. */
-static void pgtag_array_off(void)
+/* Free @dir and its chunks; nothing was charged, no hook looks at it. */
+static void pgtag_dir_free(struct pgtag_dir *dir)
 {
-	struct pgtag_dir *dir;
 	unsigned long c;
 
-	if (!pgtag_in_array())
-		return;
-	get_online_mems();
-	mutex_lock(&pgtag_dir_lock);
-	dir = pgtag_dir;
-	/* Nothing was charged: no hook has looked at it. */
-	WRITE_ONCE(pgtag_dir, &pgtag_dir_none);
-	if (dir != &pgtag_dir_none) {
-		for (c = 0; c < dir->nr; c++)
-			kvfree(dir->chunk[c]);
-		kvfree(dir);
-	}
+	lockdep_assert_held(&pgtag_dir_lock);
+	for (c = 0; c < dir->nr; c++)
+		kvfree(dir->chunk[c]);
+	kvfree(dir);
 	atomic_long_set(&pgtag_chunks, 0);
-	mutex_unlock(&pgtag_dir_lock);
-	put_online_mems();
 }
 
 /*
- * Give the array its directory, and chunks for the memory online now: at
- * the first switch-on, before pages can be charged, so that no hook looks
- * at the directory while it is filled.  Memory that goes online later
- * gets its chunks then (pgtag_cover()), and hotplug waits until this is
- * done.  All or nothing: -ENOMEM if any of it cannot be allocated.
+ * What page tags need at the first switch-on, before pages can be
+ * charged: in the array, its directory and chunks for the memory online
+ * now.  Memory that goes online later gets its chunks then
+ * (pgtag_cover()), and hotplug waits until this is done.  All or
+ * nothing: -ENOMEM if any of it cannot be allocated.
  */
-static int pgtag_array_on(void)
+static int pgtag_first_on(void)
 {
 	unsigned long c, nr;
 	struct pgtag_dir *dir;
 	struct page *page;
-	int err = -ENOMEM;
+	int err = 0;
 
+	if (!pgtag_in_array())
+		return 0;
 	get_online_mems();
 	mutex_lock(&pgtag_dir_lock);
 	/* Room in the directory for memory that may be hot-added later. */
@@ -1003,20 +987,22 @@ static int pgtag_array_on(void)
 	dir = alloc_hooks_tag(ALLOC_TAG_NONE,
 			      kvzalloc_noprof(struct_size(dir, chunk, nr),
 					      GFP_KERNEL));
-	if (dir) {
+	if (!dir)
+		err = -ENOMEM;
+	else
 		dir->nr = nr;
-		WRITE_ONCE(pgtag_dir, dir);
-		err = 0;
-	}
 	for (c = 0; !err && c < nr; c++) {
 		page = pgtag_chunk_online(c);
 		if (page)
 			err = pgtag_chunk_add(dir, c, page_to_nid(page));
 	}
+	if (!err)
+		smp_store_release(&pgtag_dir, dir);	/* filled before seen */
+	else if (dir)
+		pgtag_dir_free(dir);
 	mutex_unlock(&pgtag_dir_lock);
 	put_online_mems();
 	if (err) {
-		pgtag_array_off();
 		pr_err("page tags: no memory for the array: profiling stays off\n");
 		return err;
 	}
@@ -1025,10 +1011,18 @@ static int pgtag_array_on(void)
 	return 0;
 }
 
-/* What page tags need at the first switch-on. */
-static int pgtag_first_on(void)
+/* Undo pgtag_first_on(): the rest of the first switch-on failed. */
+static void pgtag_first_off(void)
 {
-	return pgtag_in_array() ? pgtag_array_on() : 0;
+	if (!pgtag_in_array())
+		return;
+	get_online_mems();
+	mutex_lock(&pgtag_dir_lock);
+	if (pgtag_dir != &pgtag_dir_none)
+		pgtag_dir_free(pgtag_dir);
+	WRITE_ONCE(pgtag_dir, &pgtag_dir_none);
+	mutex_unlock(&pgtag_dir_lock);
+	put_online_mems();
 }
 
 #ifdef CONFIG_MEMORY_HOTPLUG
@@ -1070,7 +1064,7 @@ static int pgtag_cover(unsigned long start, unsigned long nr_pages, int nid)
 
 	mutex_lock(&pgtag_dir_lock);
 	old = pgtag_dir;
-	/* Until the first switch-on, pgtag_array_on() will cover it. */
+	/* Until the first switch-on, pgtag_first_on() will cover it. */
 	if (old == &pgtag_dir_none)
 		goto out;
 	if (end > old->nr) {
@@ -1510,7 +1504,7 @@ void alloc_tag_show_mem(void)
 	show_top_print(top, SHOW_TOP_MAX);
 	if (modules)
 		codetag_unlock_module_list(cttype);
-	alloc_tag_print_metadata(true);
+	alloc_tag_print_metadata();
 }
 
 /* ---------------------------------------------------------------------- */
@@ -1711,7 +1705,7 @@ out:
 	if (alloc_tag_cttype)
 		codetag_unlock_module_list_write(alloc_tag_cttype);
 	if (err)
-		pgtag_array_off();
+		pgtag_first_off();
 	return err;
 }
 
