@@ -822,9 +822,13 @@ unsigned int __pgalloc_tag_peek(struct page *page)
 {
 	u32 idx = pgtag_get(page);
 
-	if (alloc_tag_capture_enabled() && idx &&
-	    alloc_tag_capture_selected(alloc_tag_from_index(idx)))
-		__alloc_tag_capture_page_detach(alloc_tag_from_index(idx), page);
+	if (alloc_tag_capture_enabled() && idx) {
+		struct alloc_tag *tag = alloc_tag_from_index(idx);
+
+		/* The block keeps its first page's share: a split into one. */
+		if (alloc_tag_capture_selected(tag))
+			__alloc_tag_capture_page_split(tag, page, 1);
+	}
 	return idx;
 }
 
@@ -873,9 +877,12 @@ void __pgalloc_tag_move(struct page *dst, struct page *src, unsigned int nr)
 	pgtag_set(src, 0);
 	alloc_tag_node_add(sidx, page_to_nid(src), -((long)nr << PAGE_SHIFT), -1);
 	alloc_tag_node_add(sidx, page_to_nid(dst), (long)nr << PAGE_SHIFT, 1);
-	if (alloc_tag_capture_enabled() &&
-	    alloc_tag_capture_selected(alloc_tag_from_index(sidx)))
-		__alloc_tag_capture_page_move(alloc_tag_from_index(sidx), dst, src);
+	if (alloc_tag_capture_enabled()) {
+		struct alloc_tag *tag = alloc_tag_from_index(sidx);
+
+		if (alloc_tag_capture_selected(tag))
+			__alloc_tag_capture_page_move(tag, dst, src);
+	}
 }
 
 /* Does the flags field number every vmlinux tag and enough module tags? */

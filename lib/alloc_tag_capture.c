@@ -3,28 +3,21 @@
  * Memory allocation profiling: call stacks of chosen call sites.
  *
  * /proc/allocinfo names the line that allocated memory; when that line is
- * in a helper with many callers, it does not say on whose behalf.  An
- * operator selects one or a few call sites (debugfs: allocinfo/capture);
- * from then on every allocation charged to a selected site also records
- * its call stack, and allocinfo/stacks lists each live object's site,
- * stack and bytes, and each stack's frames once.  Summing, merging by
- * function and sorting are left to userspace (tools/vm/allocinfo stacks).
+ * in a helper with many callers, it does not say on whose behalf.  Root
+ * selects a few call sites (debugfs: allocinfo/capture); every allocation
+ * charged to a selected site then records its stack, and allocinfo/stacks
+ * lists each live object's site, stack and bytes, and each stack's frames
+ * once.  Summing, merging and sorting are left to userspace
+ * (tools/vm/allocinfo stacks).
  *
  * The records, their locking and what they follow are described in
  * Documentation/mm/allocation-profiling-design.rst, "Call-stack capture".
- * In short: a pool of records sized by the cap, allocated with the first
- * selected site, so that the hooks never allocate one; one raw spinlock
- * under which each hook does O(1) work, and which whatever walks the pool
- * drops every CAPTURE_STEP slots; deselection clears the tags' flags
- * before it drops the site's records, and the hooks check the site again
- * under the lock.
  */
 #define pr_fmt(fmt) "alloc_tag: capture: " fmt
 
 #include <linux/alloc_tag_capture.h>
 #include <linux/bitops.h>
 #include <linux/capability.h>
-#include <linux/codetag.h>
 #include <linux/debugfs.h>
 #include <linux/hash.h>
 #include <linux/init.h>
@@ -42,7 +35,7 @@
 #include <linux/stackdepot.h>
 #include <linux/stacktrace.h>
 #include <linux/string.h>
-#include <linux/uaccess.h>
+#include <linux/stringify.h>
 #include <linux/xarray.h>
 
 DEFINE_STATIC_KEY_FALSE(alloc_tag_capture_key);
@@ -57,7 +50,7 @@ DEFINE_STATIC_KEY_FALSE(alloc_tag_capture_key);
 
 #define CAPTURE_DEFAULT_CAP	4096
 #define CAPTURE_MIN_CAP		16
-#define CAPTURE_MAX_CAP		BIT(20)
+#define CAPTURE_MAX_CAP		1048576
 #define CAPTURE_NIL		U32_MAX
 #define CAPTURE_CMD_MAX		512
 
@@ -75,7 +68,7 @@ struct capture_pool {
 	struct capture_rec *recs;
 	u32 *hash;
 	unsigned int bits;
-	u32 nr, free, used;
+	u32 nr, free;
 	/* Per CPU, the frames of a capture at each context level. */
 	unsigned long (__percpu *frames)[CAPTURE_LEVELS][CAPTURE_SAVE_FRAMES];
 	size_t bytes;
@@ -102,15 +95,13 @@ static DEFINE_MUTEX(capture_mutex);
 /* The hooks: the pool's contents, sites' used flag and counters. */
 static DEFINE_RAW_SPINLOCK(capture_lock);
 
-static struct capture_site capture_sites[ALLOC_TAG_CAPTURE_MAX_SITES];
 /* A site's slot is kept in the ALLOC_TAG_CAPTURE_SITE bits of its tags. */
-static_assert(ALLOC_TAG_CAPTURE_MAX_SITES ==
-	      (ALLOC_TAG_CAPTURE_SITE >> ALLOC_TAG_CAPTURE_SITE_SHIFT) + 1);
+static struct capture_site capture_sites[ALLOC_TAG_CAPTURE_MAX_SITES];
+/* Set while a site is used, and only then (a site's used implies it). */
 static struct capture_pool *capture_pool;
 static unsigned int capture_nr_sites;
 static u32 capture_cap = CAPTURE_DEFAULT_CAP;
 static u64 capture_serial;
-static bool capture_depot_ready;
 
 /* A bit per context level (task, softirq, hardirq) capturing on this CPU. */
 static DEFINE_PER_CPU(u8, capture_busy);
@@ -154,65 +145,50 @@ static struct capture_pool *capture_pool_alloc(u32 cap)
 	return pool;
 }
 
-static u32 *rec_bucket(struct capture_pool *pool, unsigned long key)
+/* The link that holds the index of @key's record, or ends its chain. */
+static u32 *rec_link(struct capture_pool *pool, unsigned long key)
 {
-	return &pool->hash[hash_long(key, pool->bits)];
-}
+	u32 *link = &pool->hash[hash_long(key, pool->bits)];
 
-/* The record with @key: its index, or CAPTURE_NIL. */
-static u32 rec_find(struct capture_pool *pool, unsigned long key)
-{
-	u32 i;
-
-	for (i = *rec_bucket(pool, key); i != CAPTURE_NIL; i = pool->recs[i].next)
-		if (pool->recs[i].key == key)
-			break;
-	return i;
+	while (*link != CAPTURE_NIL && pool->recs[*link].key != key)
+		link = &pool->recs[*link].next;
+	return link;
 }
 
 /* Unlink the record with @key; return its index or CAPTURE_NIL. */
 static u32 rec_unlink(struct capture_pool *pool, unsigned long key)
 {
-	u32 *link = rec_bucket(pool, key);
-	u32 i;
+	u32 *link = rec_link(pool, key);
+	u32 i = *link;
 
-	for (i = *link; i != CAPTURE_NIL; link = &pool->recs[i].next, i = *link) {
-		if (pool->recs[i].key == key) {
-			*link = pool->recs[i].next;
-			return i;
-		}
-	}
-	return CAPTURE_NIL;
+	if (i != CAPTURE_NIL)
+		*link = pool->recs[i].next;
+	return i;
 }
 
-static void rec_link(struct capture_pool *pool, u32 i)
+/* Link record @i, whose key is not in the table, at the head of its chain. */
+static void rec_insert(struct capture_pool *pool, u32 i)
 {
-	u32 *bucket = rec_bucket(pool, pool->recs[i].key);
+	u32 *head = &pool->hash[hash_long(pool->recs[i].key, pool->bits)];
 
-	pool->recs[i].next = *bucket;
-	*bucket = i;
+	pool->recs[i].next = *head;
+	*head = i;
 }
 
-/* Give back an unlinked record and what it held. */
-static void rec_release(struct capture_pool *pool, u32 i)
+/* Drop the record of @key, if there is one, and what it held. */
+static void rec_drop(struct capture_pool *pool, unsigned long key)
 {
-	struct capture_rec *rec = &pool->recs[i];
+	u32 i = rec_unlink(pool, key);
+	struct capture_rec *rec;
 
+	if (i == CAPTURE_NIL)
+		return;
+	rec = &pool->recs[i];
 	capture_sites[rec->site].records--;
 	capture_sites[rec->site].bytes -= rec->bytes;
 	rec->key = 0;
 	rec->next = pool->free;
 	pool->free = i;
-	pool->used--;
-}
-
-/* Drop the record of @key if there is one. */
-static void rec_drop(struct capture_pool *pool, unsigned long key)
-{
-	u32 i = rec_unlink(pool, key);
-
-	if (i != CAPTURE_NIL)
-		rec_release(pool, i);
 }
 
 /* Record @key for @site, replacing a stale record; or count it dropped. */
@@ -231,52 +207,64 @@ static void rec_add(struct capture_pool *pool, unsigned int site,
 	}
 	rec = &pool->recs[i];
 	pool->free = rec->next;
-	pool->used++;
 	rec->key = key;
 	rec->bytes = bytes;
 	rec->handle = handle;
 	rec->site = site;
-	rec_link(pool, i);
+	rec_insert(pool, i);
 	capture_sites[site].records++;
 	capture_sites[site].bytes += bytes;
 }
 
 /*
- * Drop the records of @site, which the hooks no longer touch:
- * CAPTURE_STEP slots per hold of capture_lock.  Under capture_mutex,
- * which keeps the pool.
+ * From slot *@slot on, find the next record of @site, copy it to @copy and
+ * leave its slot in *@slot; or, with @copy NULL, drop every record of
+ * @site.  CAPTURE_STEP slots per hold of capture_lock.  Under
+ * capture_mutex, which keeps the pool.
+ *
+ * Return: true if a record was copied.
  */
-static void capture_drop_site_records(struct capture_pool *pool,
-				      unsigned int site)
+static bool capture_scan(struct capture_pool *pool, unsigned int site,
+			 u64 *slot, struct capture_rec *copy)
 {
+	struct capture_rec *rec;
 	unsigned long flags;
-	u32 i = 0, end;
+	u64 end;
 
-	while (pool && i < pool->nr) {
-		end = min(i + CAPTURE_STEP, pool->nr);
+	while (*slot < pool->nr) {
+		end = min_t(u64, *slot + CAPTURE_STEP, pool->nr);
 		raw_spin_lock_irqsave(&capture_lock, flags);
-		for (; i < end; i++)
-			if (pool->recs[i].key && pool->recs[i].site == site)
-				rec_drop(pool, pool->recs[i].key);
+		for (; *slot < end; (*slot)++) {
+			rec = &pool->recs[*slot];
+			if (!rec->key || rec->site != site)
+				continue;
+			if (copy) {
+				*copy = *rec;
+				break;
+			}
+			rec_drop(pool, rec->key);
+		}
 		raw_spin_unlock_irqrestore(&capture_lock, flags);
+		if (*slot < end)
+			return true;
 		cond_resched();
 	}
+	return false;
 }
 
 /* ---------------------------------------------------------------------- */
 /* The hooks                                                               */
 
 /*
- * The site of a selected tag, if it is still selected and the pool
- * exists; -1 otherwise.  Under capture_lock, which orders this against
- * deselection (see the comment at the top).
+ * The site of a selected tag, if it is still selected; -1 otherwise.
+ * Under capture_lock, which orders this against deselection.
  */
 static int capture_site_locked(struct alloc_tag *tag)
 {
 	unsigned int flags = READ_ONCE(tag->ct.flags);
 	unsigned int site;
 
-	if (!(flags & ALLOC_TAG_CAPTURE) || !capture_pool)
+	if (!(flags & ALLOC_TAG_CAPTURE))
 		return -1;
 	site = (flags & ALLOC_TAG_CAPTURE_SITE) >> ALLOC_TAG_CAPTURE_SITE_SHIFT;
 	return capture_sites[site].used ? site : -1;
@@ -284,16 +272,9 @@ static int capture_site_locked(struct alloc_tag *tag)
 
 /*
  * Where the stack proper starts in @entries: after the frame of the
- * outermost allocator entry point (the one nearest the bottom of the
- * stack), so that kmalloc() in a function called by kvmalloc_node_noprof()
- * or by vmalloc's internals starts at the caller of kvmalloc() or
- * vmalloc(), and a helper foo_alloc_noprof() of vmlinux wrapped in
- * alloc_hooks() starts at its caller: in every case the function that
- * holds the tagged line.  Without one (an entry point reached by a tail
- * call that left no frame) a slab object's stack starts at @caller, the
- * return address the slab allocator was given, and otherwise the whole
- * stack is kept; a module's own _noprof helper is not an entry point, so
- * its stacks start at the helper.
+ * outermost allocator entry point, so that it starts in the function that
+ * holds the tagged line (see the design document).  Without one, a slab
+ * object's stack starts at @caller, and otherwise the whole stack is kept.
  */
 static unsigned int capture_trim(unsigned long *entries, unsigned int n,
 				 unsigned long caller)
@@ -316,10 +297,9 @@ static unsigned int capture_trim(unsigned long *entries, unsigned int n,
  * @bytes: what @tag was charged
  * @caller: return address into the slab allocator's caller, or 0
  *
- * The slow path of alloc_tag_capture_add().  Never fails the allocation
- * and allocates nothing itself but what stackdepot allocates for a new
- * stack (GFP_NOWAIT); with no record left the object is counted as
- * dropped.
+ * Never fails the allocation and allocates nothing itself but what
+ * stackdepot allocates for a new stack (GFP_NOWAIT); with no record left
+ * the object is counted as dropped.
  *
  * Context: any context but NMI, which does not allocate.
  */
@@ -341,7 +321,6 @@ void __cold __alloc_tag_capture_add(struct alloc_tag *tag, unsigned long key,
 	 * address (a no-op for generic KASAN and for pages).
 	 */
 	key = (unsigned long)kasan_reset_tag((void *)key);
-	/* NMIs do not allocate; should one, it is not captured. */
 	if (in_nmi())
 		return;
 	preempt_disable();
@@ -389,9 +368,6 @@ enable:
  * @tag: its tag
  * @key: as given to __alloc_tag_capture_add()
  *
- * The slow path of alloc_tag_capture_sub(): the object's record, if it
- * has one, is released with what it holds.
- *
  * Context: any context.
  */
 void __cold __alloc_tag_capture_sub(struct alloc_tag *tag, unsigned long key)
@@ -406,16 +382,16 @@ void __cold __alloc_tag_capture_sub(struct alloc_tag *tag, unsigned long key)
 }
 
 /**
- * __alloc_tag_capture_page_split() - a captured block became single pages
+ * __alloc_tag_capture_page_split() - a captured block became @nr pages
  * @tag: the block's tag
  * @page: its first page
- * @nr: its number of pages
+ * @nr: the pages now freed one by one; 1 when __free_pages() frees all
+ *	but the first page of a non-compound block, whose first page is
+ *	still referenced
  *
- * Each page gets a record of its own, with its share of the bytes and the
- * block's stack, as the tag gets one call per page: the first page's
- * record keeps its share, and each other page gets its record in a hold
- * of capture_lock of its own (a block can have 1024 pages), or is counted
- * as dropped.
+ * The first page's record keeps a page's bytes; each other page gets a
+ * record of its own with the block's stack, in a hold of capture_lock of
+ * its own (a block can have 1024 pages), or is counted as dropped.
  *
  * Context: any context.
  */
@@ -423,29 +399,32 @@ void __cold __alloc_tag_capture_page_split(struct alloc_tag *tag,
 					   struct page *page, unsigned int nr)
 {
 	depot_stack_handle_t handle = 0;
-	struct capture_pool *pool = NULL;
 	unsigned long flags, each = 0;
 	struct capture_rec *rec;
+	u32 i = CAPTURE_NIL;
 	unsigned int k;
+	u64 serial = 0;
 	int site;
-	u32 i;
 
 	raw_spin_lock_irqsave(&capture_lock, flags);
 	site = capture_site_locked(tag);
-	i = site < 0 ? CAPTURE_NIL : rec_find(capture_pool, (unsigned long)page);
+	if (site >= 0)
+		i = *rec_link(capture_pool, (unsigned long)page);
 	if (i != CAPTURE_NIL) {
-		pool = capture_pool;
-		rec = &pool->recs[i];
-		each = rec->bytes / nr;
+		rec = &capture_pool->recs[i];
+		each = min_t(unsigned long, rec->bytes, PAGE_SIZE);
 		capture_sites[rec->site].bytes -= rec->bytes - each;
 		rec->bytes = each;
 		handle = rec->handle;
+		serial = capture_sites[site].serial;
 	}
 	raw_spin_unlock_irqrestore(&capture_lock, flags);
-	for (k = 1; pool && k < nr; k++) {
+	/* Not if the site was deselected meanwhile, even if selected again. */
+	for (k = 1; serial && k < nr; k++) {
 		raw_spin_lock_irqsave(&capture_lock, flags);
-		if (capture_site_locked(tag) == site && capture_pool == pool)
-			rec_add(pool, site, (unsigned long)nth_page(page, k),
+		if (capture_site_locked(tag) == site &&
+		    capture_sites[site].serial == serial)
+			rec_add(capture_pool, site, (unsigned long)nth_page(page, k),
 				each, handle);
 		raw_spin_unlock_irqrestore(&capture_lock, flags);
 	}
@@ -462,51 +441,16 @@ void __cold __alloc_tag_capture_page_split(struct alloc_tag *tag,
 void __cold __alloc_tag_capture_page_move(struct alloc_tag *tag,
 					  struct page *dst, struct page *src)
 {
-	struct capture_pool *pool;
 	unsigned long flags;
 	u32 i;
 
 	raw_spin_lock_irqsave(&capture_lock, flags);
-	pool = capture_pool;
-	i = capture_site_locked(tag) < 0 ? CAPTURE_NIL :
-	    rec_unlink(pool, (unsigned long)src);
-	if (i != CAPTURE_NIL) {
-		rec_drop(pool, (unsigned long)dst);
-		pool->recs[i].key = (unsigned long)dst;
-		rec_link(pool, i);
-	}
-	raw_spin_unlock_irqrestore(&capture_lock, flags);
-}
-
-/**
- * __alloc_tag_capture_page_detach() - release all but a block's first page
- * @tag: the block's tag
- * @page: its first page, still referenced by the caller
- *
- * __free_pages() of a non-compound block frees the other pages at once if
- * the first one has another reference, and the first one when that goes.
- * Whichever happens, the block's record keeps only the first page's
- * share; the free of the first page (or of the whole block) releases it.
- *
- * Context: any context.
- */
-void __cold __alloc_tag_capture_page_detach(struct alloc_tag *tag,
-					    struct page *page)
-{
-	struct capture_pool *pool;
-	struct capture_rec *rec;
-	unsigned long flags;
-	u32 i;
-
-	raw_spin_lock_irqsave(&capture_lock, flags);
-	pool = capture_pool;
-	i = capture_site_locked(tag) < 0 ? CAPTURE_NIL :
-	    rec_find(pool, (unsigned long)page);
-	if (i != CAPTURE_NIL) {
-		rec = &pool->recs[i];
-		if (rec->bytes > PAGE_SIZE) {
-			capture_sites[rec->site].bytes -= rec->bytes - PAGE_SIZE;
-			rec->bytes = PAGE_SIZE;
+	if (capture_site_locked(tag) >= 0) {
+		i = rec_unlink(capture_pool, (unsigned long)src);
+		if (i != CAPTURE_NIL) {
+			rec_drop(capture_pool, (unsigned long)dst);
+			capture_pool->recs[i].key = (unsigned long)dst;
+			rec_insert(capture_pool, i);
 		}
 	}
 	raw_spin_unlock_irqrestore(&capture_lock, flags);
@@ -523,14 +467,20 @@ struct capture_spec {
 	char *func;		/* NULL: any */
 };
 
-/* Parse @s, with the module and the function optional; @s is modified. */
+/*
+ * Parse @s, with the module and the function optional; a whole line of
+ * /proc/allocinfo is accepted too.  @s is modified.
+ */
 static int capture_parse_spec(char *s, struct capture_spec *spec)
 {
 	char *word, *colon;
 	size_t len;
 
 	memset(spec, 0, sizeof(*spec));
-	word = strsep(&s, " ");
+	/* Skip the bytes and calls of an allocinfo line. */
+	do
+		word = strsep(&s, " ");
+	while (s && !word[strspn(word, "0123456789")]);
 	colon = strrchr(word, ':');
 	if (!colon || colon == word)
 		return -EINVAL;
@@ -539,9 +489,9 @@ static int capture_parse_spec(char *s, struct capture_spec *spec)
 		return -EINVAL;
 	spec->file = word;
 	while ((word = strsep(&s, " "))) {
-		if (!*word)
-			continue;
 		len = strlen(word);
+		if (!len || !strcmp(word, "accurate:no"))
+			continue;
 		if (word[0] == '[' && !spec->mod && !spec->func) {
 			if (len < 3 || len - 2 >= MODULE_NAME_LEN ||
 			    word[len - 1] != ']')
@@ -558,40 +508,36 @@ static int capture_parse_spec(char *s, struct capture_spec *spec)
 	return 0;
 }
 
-static bool capture_spec_is_site(struct capture_spec *spec,
-				 struct capture_site *site, bool any_mod)
-{
-	return site->used && site->line == spec->line &&
-	       !strcmp(site->file, spec->file) &&
-	       (any_mod ? site->mod[0] : !strcmp(site->mod, spec->mod ?: ""));
-}
-
 /*
  * The selected site @spec names, or -1.  Without a module, a site of
  * vmlinux, else the one site of a module with that file and line.
  */
 static int capture_find_site(struct capture_spec *spec)
 {
-	int i, found = -1;
+	int i, found = -1, nr = 0;
 
-	for (i = 0; i < ALLOC_TAG_CAPTURE_MAX_SITES; i++)
-		if (capture_spec_is_site(spec, &capture_sites[i], false))
-			return i;
-	for (i = 0; !spec->mod && i < ALLOC_TAG_CAPTURE_MAX_SITES; i++) {
-		if (!capture_spec_is_site(spec, &capture_sites[i], true))
+	for (i = 0; i < ALLOC_TAG_CAPTURE_MAX_SITES; i++) {
+		struct capture_site *site = &capture_sites[i];
+
+		if (!site->used || site->line != spec->line ||
+		    strcmp(site->file, spec->file) ||
+		    (spec->func && strcmp(site->func, spec->func)))
 			continue;
-		if (found >= 0)
-			return -1;
-		found = i;
+		if (!strcmp(site->mod, spec->mod ?: ""))
+			return i;
+		if (!spec->mod) {
+			found = i;
+			nr++;
+		}
 	}
-	return found;
+	return nr == 1 ? found : -1;
 }
 
 /* A walk of the tags for capture_find_tags(). */
 struct capture_walk {
 	struct capture_spec *spec;
 	struct alloc_tag **tags;	/* filled if not NULL */
-	unsigned int n;			/* tags of spec->mod that match */
+	unsigned int n;			/* tags that match */
 	char mod[MODULE_NAME_LEN];	/* no spec->mod: a module that has it */
 	bool vmlinux, several;		/* no spec->mod: who else has it */
 };
@@ -612,11 +558,12 @@ static int capture_walk_one(struct alloc_tag *tag, const char *modname,
 			strscpy(w->mod, modname, sizeof(w->mod));
 		else if (strcmp(w->mod, modname))
 			w->several = true;
-	} else if (!strcmp(modname, spec->mod)) {
-		if (w->tags)
-			w->tags[w->n] = tag;
-		w->n++;
+	} else if (strcmp(modname, spec->mod)) {
+		return 0;
+	} else if (w->tags) {
+		w->tags[w->n] = tag;
 	}
+	w->n++;
 	return 0;
 }
 
@@ -632,16 +579,16 @@ static int capture_find_tags(struct capture_spec *spec, char *mod,
 {
 	struct capture_walk w = { .spec = spec };
 
+	/* Without a module, count every tag with the line: enough room. */
+	alloc_tag_for_each(capture_walk_one, &w);
+	if (!w.n)
+		return -ENOENT;
 	if (!spec->mod) {
-		alloc_tag_for_each(capture_walk_one, &w);
 		if (!w.vmlinux && w.several)
 			return -ENOTUNIQ;
 		strscpy(mod, w.vmlinux ? "" : w.mod, MODULE_NAME_LEN);
 		spec->mod = mod;
 	}
-	alloc_tag_for_each(capture_walk_one, &w);
-	if (!w.n)
-		return -ENOENT;
 	w.tags = kcalloc(w.n, sizeof(*w.tags), GFP_KERNEL);
 	if (!w.tags)
 		return -ENOMEM;
@@ -649,13 +596,6 @@ static int capture_find_tags(struct capture_spec *spec, char *mod,
 	alloc_tag_for_each(capture_walk_one, &w);
 	*tagsp = w.tags;
 	return w.n;
-}
-
-/* Set or clear the capture bits of a tag. */
-static void capture_tag_flags(struct alloc_tag *tag, unsigned int bits)
-{
-	alloc_tag_flags_replace(tag, ALLOC_TAG_CAPTURE | ALLOC_TAG_CAPTURE_SITE,
-				bits);
 }
 
 static void capture_site_free(struct capture_site *site)
@@ -666,42 +606,53 @@ static void capture_site_free(struct capture_site *site)
 	memset(site, 0, sizeof(*site));
 }
 
-/* Deselect site @i: its tags first, then its records.  capture_mutex. */
+/* Set the capture bits of the tags of @site, slot @i, or clear them. */
+static void capture_tag_flags(struct capture_site *site, unsigned int i,
+			      bool on)
+{
+	unsigned int t, bits = on ? ALLOC_TAG_CAPTURE |
+				    i << ALLOC_TAG_CAPTURE_SITE_SHIFT : 0;
+
+	for (t = 0; t < site->nr_tags; t++)
+		alloc_tag_flags_replace(site->tags[t], ALLOC_TAG_CAPTURE |
+					ALLOC_TAG_CAPTURE_SITE, bits);
+}
+
+/*
+ * Deselect site @i: its tags first, then its records; the last site takes
+ * the pool with it, records and all.  Under capture_mutex.
+ */
 static void capture_deselect(unsigned int i)
 {
 	struct capture_site *site = &capture_sites[i];
-	struct capture_pool *pool = NULL;
+	struct capture_pool *pool;
 	unsigned long flags;
-	unsigned int t;
+	u64 slot = 0;
 
 	lockdep_assert_held(&capture_mutex);
-	for (t = 0; t < site->nr_tags; t++)
-		capture_tag_flags(site->tags[t], 0);
+	capture_tag_flags(site, i, false);
 	/* From here on the hooks leave the site's records alone. */
 	raw_spin_lock_irqsave(&capture_lock, flags);
 	site->used = false;
-	raw_spin_unlock_irqrestore(&capture_lock, flags);
-	capture_drop_site_records(capture_pool, i);
-	raw_spin_lock_irqsave(&capture_lock, flags);
-	if (!--capture_nr_sites) {
-		pool = capture_pool;
+	pool = capture_pool;
+	if (!--capture_nr_sites)
 		WRITE_ONCE(capture_pool, NULL);
-	}
 	raw_spin_unlock_irqrestore(&capture_lock, flags);
+	if (capture_nr_sites) {
+		capture_scan(pool, i, &slot, NULL);
+		capture_site_free(site);
+		return;
+	}
 	capture_site_free(site);
-	if (!capture_nr_sites) {
-		static_branch_disable(&alloc_tag_capture_key);
-		static_branch_dec(&alloc_tag_extras_key);
-	}
+	static_branch_disable(&alloc_tag_capture_key);
+	static_branch_dec(&alloc_tag_extras_key);
 	/*
-	 * The pool is under capture_lock but for its per-CPU frames, which
-	 * the capture hook uses with preemption off: free it once every
-	 * such section that could have seen it is over.
+	 * The capture hook uses the pool's per-CPU frames with preemption
+	 * off, outside capture_lock: free it once every such section that
+	 * could have seen it is over.
 	 */
-	if (pool) {
-		synchronize_rcu();
-		capture_pool_free(pool);
-	}
+	synchronize_rcu();
+	capture_pool_free(pool);
 }
 
 static int capture_select(struct capture_spec *spec)
@@ -711,7 +662,7 @@ static int capture_select(struct capture_spec *spec)
 	struct capture_site *site;
 	struct alloc_tag **tags;
 	unsigned long flags;
-	int i, t, n, ret;
+	int i, n, ret;
 
 	lockdep_assert_held(&capture_mutex);
 	n = capture_find_tags(spec, mod, &tags);
@@ -726,15 +677,11 @@ static int capture_select(struct capture_spec *spec)
 		return ret;
 	}
 	site = &capture_sites[i];
+	site->tags = tags;
 	site->file = kstrdup(spec->file, GFP_KERNEL);
 	site->func = kstrdup(tags[0]->ct.function, GFP_KERNEL);
-	if (!site->file || !site->func)
+	if (!site->file || !site->func || stack_depot_init())
 		goto nomem;
-	if (!capture_depot_ready) {
-		if (stack_depot_init())
-			goto nomem;
-		capture_depot_ready = true;
-	}
 	if (!capture_pool) {
 		pool = capture_pool_alloc(capture_cap);
 		if (!pool)
@@ -743,7 +690,6 @@ static int capture_select(struct capture_spec *spec)
 	strscpy(site->mod, spec->mod, sizeof(site->mod));
 	site->line = spec->line;
 	site->serial = ++capture_serial;
-	site->tags = tags;
 	site->nr_tags = n;
 	raw_spin_lock_irqsave(&capture_lock, flags);
 	if (pool)
@@ -751,16 +697,13 @@ static int capture_select(struct capture_spec *spec)
 	site->used = true;
 	capture_nr_sites++;
 	raw_spin_unlock_irqrestore(&capture_lock, flags);
-	for (t = 0; t < n; t++)
-		capture_tag_flags(tags[t], ALLOC_TAG_CAPTURE |
-				  (i << ALLOC_TAG_CAPTURE_SITE_SHIFT));
+	capture_tag_flags(site, i, true);
 	if (capture_nr_sites == 1) {
 		static_branch_inc(&alloc_tag_extras_key);
 		static_branch_enable(&alloc_tag_capture_key);
 	}
 	return 0;
 nomem:
-	kfree(tags);
 	capture_site_free(site);
 	return -ENOMEM;
 }
@@ -783,7 +726,8 @@ static const char *capture_errmsg(int err)
 {
 	switch (err) {
 	case -EINVAL:
-		return "not FILE:LINE [MODULE], -FILE:LINE [MODULE], clear or cap 16..1048576";
+		return "not FILE:LINE [MODULE] [func:NAME], -FILE:LINE [MODULE], clear or cap "
+		       __stringify(CAPTURE_MIN_CAP) ".." __stringify(CAPTURE_MAX_CAP);
 	case -ENOENT:
 		return "no such allocation call site";
 	case -ENOTUNIQ:
@@ -828,24 +772,17 @@ static int alloc_tag_capture_command(const char *cmd)
 		for (i = 0; i < ALLOC_TAG_CAPTURE_MAX_SITES; i++)
 			if (capture_sites[i].used)
 				capture_deselect(i);
-		ret = 0;
 	} else if (str_has_prefix(s, "cap ")) {
 		ret = capture_set_cap(skip_spaces(s + 4));
 	} else if (s[0] == '-') {
 		ret = capture_parse_spec(s + 1, &spec);
-		if (!ret && spec.func)
-			ret = -EINVAL;
-		if (!ret) {
-			i = capture_find_site(&spec);
-			if (i < 0)
-				ret = -ENOENT;
-			else
-				capture_deselect(i);
-		}
+		i = ret ? -1 : capture_find_site(&spec);
+		if (i >= 0)
+			capture_deselect(i);
+		else if (!ret)
+			ret = -ENOENT;
 	} else {
-		ret = capture_parse_spec(s, &spec);
-		if (!ret)
-			ret = capture_select(&spec);
+		ret = capture_parse_spec(s, &spec) ?: capture_select(&spec);
 	}
 	mutex_unlock(&capture_mutex);
 	alloc_tag_unlock_sites();
@@ -887,69 +824,46 @@ static void capture_drop_tags(struct alloc_tag *tags, size_t n)
  *
  *	1 + site * (CAPTURE_MAX_CAP + 1) + (0 for the line, or 1 + slot)
  *
- * Each read() holds capture_mutex from ->start() to ->stop(), which keeps
- * the sites and the pool, and copies one record at a time under
- * capture_lock; it does not stop the hooks, so objects allocated or freed
- * meanwhile may or may not be listed.  Between two read()s a site may be
- * deselected and its slot given to another: the serial of the site whose
- * line was printed tells, and the rest of a site that went is skipped.
+ * Each read() holds capture_mutex, which keeps the sites and the pool,
+ * and copies one record at a time (capture_scan()).  Between two read()s
+ * a site may be deselected and its slot given to another: the serial of
+ * the site whose line was printed tells, and the rest of a site that went
+ * is skipped.
  */
 struct stacks_iter {
 	struct xarray seen;		/* handles whose frames were printed */
-	unsigned int site;
 	u64 serial;			/* of the site whose line was printed */
-	bool site_line;			/* the site's line, else @rec */
 	struct capture_rec rec;
-	u64 bytes, dropped;		/* the site's counters, for its line */
-	u32 records;
 };
 
 #define STACKS_PER_SITE		((u64)CAPTURE_MAX_CAP + 1)
 
+/* The site at @pos or after it, or its next record: a site or &it->rec. */
 static void *stacks_seek(struct seq_file *m, loff_t *pos)
 {
-	struct capture_pool *pool = capture_pool;
 	struct stacks_iter *it = m->private;
 	struct capture_site *site;
-	unsigned long flags;
-	u64 slot, end, i;
+	u64 slot, i;
 
 	if (!*pos)
 		return SEQ_START_TOKEN;
-	for (; pool; *pos = 1 + (i + 1) * STACKS_PER_SITE) {
+	for (; capture_pool; *pos = 1 + (i + 1) * STACKS_PER_SITE) {
 		i = div64_u64_rem(*pos - 1, STACKS_PER_SITE, &slot);
 		if (i >= ALLOC_TAG_CAPTURE_MAX_SITES)
 			return NULL;
 		site = &capture_sites[i];
 		if (!site->used)
 			continue;
-		it->site = i;
 		if (!slot) {
-			raw_spin_lock_irqsave(&capture_lock, flags);
-			it->bytes = site->bytes;
-			it->dropped = site->dropped;
-			it->records = site->records;
-			raw_spin_unlock_irqrestore(&capture_lock, flags);
 			it->serial = site->serial;
-			it->site_line = true;
-			return it;
+			return site;
 		}
 		if (site->serial != it->serial)
 			continue;
-		for (slot--; slot < pool->nr; cond_resched()) {
-			end = min_t(u64, slot + CAPTURE_STEP, pool->nr);
-			raw_spin_lock_irqsave(&capture_lock, flags);
-			while (slot < end && (!pool->recs[slot].key ||
-					      pool->recs[slot].site != i))
-				slot++;
-			if (slot < end)
-				it->rec = pool->recs[slot];
-			raw_spin_unlock_irqrestore(&capture_lock, flags);
-			if (slot < end) {
-				*pos = 1 + i * STACKS_PER_SITE + 1 + slot;
-				it->site_line = false;
-				return it;
-			}
+		slot--;
+		if (capture_scan(capture_pool, i, &slot, &it->rec)) {
+			*pos = 1 + i * STACKS_PER_SITE + 1 + slot;
+			return &it->rec;
 		}
 	}
 	return NULL;
@@ -977,22 +891,6 @@ static void stacks_stop(struct seq_file *m, void *v)
 	mutex_unlock(&capture_mutex);
 }
 
-/* What a site's tags hold, captured or not. */
-static void capture_site_total(struct capture_site *site, u64 *bytes,
-			       u64 *calls)
-{
-	unsigned int t;
-
-	*bytes = 0;
-	*calls = 0;
-	for (t = 0; t < site->nr_tags; t++) {
-		struct alloc_tag_counters c = alloc_tag_read(site->tags[t]);
-
-		*bytes += c.bytes;
-		*calls += c.calls;
-	}
-}
-
 static void capture_site_name(struct seq_file *m, struct capture_site *site)
 {
 	seq_printf(m, "site %s:%u", site->file, site->line);
@@ -1001,25 +899,43 @@ static void capture_site_name(struct seq_file *m, struct capture_site *site)
 	seq_printf(m, " func:%s", site->func);
 }
 
+/* A site's line: what its records hold, and what its tags hold. */
+static void stacks_show_site(struct seq_file *m, struct capture_site *site)
+{
+	u64 bytes, dropped, tag_bytes = 0, tag_calls = 0;
+	struct alloc_tag_counters c;
+	unsigned long flags;
+	unsigned int t;
+	u32 records;
+
+	raw_spin_lock_irqsave(&capture_lock, flags);
+	bytes = site->bytes;
+	dropped = site->dropped;
+	records = site->records;
+	raw_spin_unlock_irqrestore(&capture_lock, flags);
+	for (t = 0; t < site->nr_tags; t++) {
+		c = alloc_tag_read(site->tags[t]);
+		tag_bytes += c.bytes;
+		tag_calls += c.calls;
+	}
+	capture_site_name(m, site);
+	seq_printf(m, " bytes:%llu calls:%u dropped:%llu site_bytes:%llu site_calls:%llu\n",
+		   bytes, records, dropped, tag_bytes, tag_calls);
+}
+
 static int stacks_show(struct seq_file *m, void *v)
 {
 	struct stacks_iter *it = m->private;
-	struct capture_site *site;
 	unsigned long *entries;
 	unsigned int i, n;
-	u64 bytes, calls;
 	u32 seen;
 
 	if (v == SEQ_START_TOKEN) {
 		seq_puts(m, "allocinfo stacks - version: 2.0\n");
 		return 0;
 	}
-	if (it->site_line) {
-		site = &capture_sites[it->site];
-		capture_site_total(site, &bytes, &calls);
-		capture_site_name(m, site);
-		seq_printf(m, " bytes:%llu calls:%u dropped:%llu site_bytes:%llu site_calls:%llu\n",
-			   it->bytes, it->records, it->dropped, bytes, calls);
+	if (v != &it->rec) {
+		stacks_show_site(m, v);
 		return 0;
 	}
 	seq_printf(m, "object %u %lu\n", it->rec.handle, it->rec.bytes);
@@ -1080,24 +996,21 @@ static int capture_show(struct seq_file *m, void *v)
 {
 	u64 dropped[ALLOC_TAG_CAPTURE_MAX_SITES], all_dropped = 0;
 	u32 records[ALLOC_TAG_CAPTURE_MAX_SITES], used = 0;
-	size_t bytes = 0;
 	unsigned long flags;
 	int i;
 
 	mutex_lock(&capture_mutex);
 	raw_spin_lock_irqsave(&capture_lock, flags);
-	if (capture_pool) {
-		used = capture_pool->used;
-		bytes = capture_pool->bytes;
-	}
 	for (i = 0; i < ALLOC_TAG_CAPTURE_MAX_SITES; i++) {
 		dropped[i] = capture_sites[i].dropped;
 		records[i] = capture_sites[i].records;
 		all_dropped += dropped[i];
+		used += records[i];
 	}
 	raw_spin_unlock_irqrestore(&capture_lock, flags);
 	seq_printf(m, "cap %u records %u dropped %llu memory %zu\n",
-		   capture_cap, used, all_dropped, bytes);
+		   capture_cap, used, all_dropped,
+		   capture_pool ? capture_pool->bytes : 0);
 	for (i = 0; i < ALLOC_TAG_CAPTURE_MAX_SITES; i++) {
 		if (!capture_sites[i].used)
 			continue;
@@ -1130,15 +1043,12 @@ static ssize_t capture_write(struct file *file, const char __user *ubuf,
 	buf = memdup_user_nul(ubuf, count);
 	if (IS_ERR(buf))
 		return PTR_ERR(buf);
-	/* One command per write; a final newline is allowed. */
+	/* One command per write, with no NUL; a final newline is allowed. */
 	nl = strchr(buf, '\n');
-	if ((nl && nl[1]) || strlen(buf) != count) {
+	if ((nl && nl[1]) || strlen(buf) != count)
 		ret = -EINVAL;
-	} else {
-		if (nl)
-			*nl = '\0';
+	else
 		ret = alloc_tag_capture_command(buf);
-	}
 	if (ret)
 		pr_warn_ratelimited("'%s': %s\n", strim(buf),
 				    capture_errmsg(ret));

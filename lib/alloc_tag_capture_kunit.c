@@ -168,10 +168,12 @@ static void test_counts(unsigned long *records, unsigned long *dropped)
 	int i;
 
 	raw_spin_lock_irqsave(&capture_lock, flags);
-	*records = capture_pool ? capture_pool->used : 0;
+	*records = 0;
 	*dropped = 0;
-	for (i = 0; i < ALLOC_TAG_CAPTURE_MAX_SITES; i++)
+	for (i = 0; i < ALLOC_TAG_CAPTURE_MAX_SITES; i++) {
+		*records += capture_sites[i].records;
 		*dropped += capture_sites[i].dropped;
+	}
 	raw_spin_unlock_irqrestore(&capture_lock, flags);
 }
 
@@ -467,10 +469,12 @@ static void alloc_tag_test_capture_bad_input(struct kunit *test)
 	/* Nothing was selected by any of these. */
 	KUNIT_EXPECT_EQ(test, test_stacks(site, st, 2), -ENOENT);
 
-	/* The line as /proc/allocinfo prints it selects too. */
-	KUNIT_ASSERT_EQ(test, command(test, "%s:%u func:capture_test_helper",
+	/* A whole line of /proc/allocinfo selects too. */
+	KUNIT_ASSERT_EQ(test, command(test, "        4096        4 %s:%u func:capture_test_helper accurate:no",
 				      helper_line), 0);
 	KUNIT_EXPECT_EQ(test, command(test, "%s:%u", helper_line), -EEXIST);
+	KUNIT_EXPECT_EQ(test, command(test, "-%s:%u func:nosuchfunc", helper_line),
+			-ENOENT);
 	KUNIT_EXPECT_EQ(test, alloc_tag_capture_command("cap 100"), -EBUSY);
 	for (i = 0; i < ALLOC_TAG_CAPTURE_MAX_SITES - 1; i++)
 		KUNIT_EXPECT_EQ(test, command(test, "%s:%u", many_lines[i]), 0);

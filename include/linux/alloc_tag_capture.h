@@ -11,22 +11,17 @@
 #define _LINUX_ALLOC_TAG_CAPTURE_H
 
 #include <linux/alloc_tag.h>
-#include <linux/bits.h>
+#include <linux/compiler.h>
+#include <linux/jump_label.h>
 #include <linux/types.h>
 
 struct page;
 
-/*
- * The most sites that can be selected at once: ALLOC_TAG_CAPTURE_SITE in
- * <linux/alloc_tag.h> numbers them.
- */
-#define ALLOC_TAG_CAPTURE_MAX_SITES	8
+/* The most sites selected at once: the ALLOC_TAG_CAPTURE_SITE bits. */
+#define ALLOC_TAG_CAPTURE_MAX_SITES					\
+	((ALLOC_TAG_CAPTURE_SITE >> ALLOC_TAG_CAPTURE_SITE_SHIFT) + 1)
 
 #ifdef CONFIG_MEM_ALLOC_PROFILING_CAPTURE
-
-#include <linux/compiler.h>
-#include <linux/jump_label.h>
-
 DECLARE_STATIC_KEY_FALSE(alloc_tag_capture_key);
 
 /**
@@ -54,22 +49,19 @@ static __always_inline bool alloc_tag_capture_selected(struct alloc_tag *tag)
 	return alloc_tag_capture_enabled() && alloc_tag_is_real(tag) &&
 	       unlikely(READ_ONCE(tag->ct.flags) & ALLOC_TAG_CAPTURE);
 }
-
-#else /* CONFIG_MEM_ALLOC_PROFILING_CAPTURE */
-
-static inline bool alloc_tag_capture_enabled(void)
+#else
+static __always_inline bool alloc_tag_capture_enabled(void)
 {
 	return false;
 }
 
-static inline bool alloc_tag_capture_selected(struct alloc_tag *tag)
+static __always_inline bool alloc_tag_capture_selected(struct alloc_tag *tag)
 {
 	return false;
 }
-
 #endif /* CONFIG_MEM_ALLOC_PROFILING_CAPTURE */
 
-/* lib/alloc_tag_capture.c: for a tag that alloc_tag_capture_selected(). */
+/* lib/alloc_tag_capture.c, for a tag that alloc_tag_capture_selected(). */
 void __alloc_tag_capture_add(struct alloc_tag *tag, unsigned long key,
 			     unsigned long bytes, unsigned long caller);
 void __alloc_tag_capture_sub(struct alloc_tag *tag, unsigned long key);
@@ -77,8 +69,6 @@ void __alloc_tag_capture_page_split(struct alloc_tag *tag, struct page *page,
 				    unsigned int nr);
 void __alloc_tag_capture_page_move(struct alloc_tag *tag, struct page *dst,
 				   struct page *src);
-void __alloc_tag_capture_page_detach(struct alloc_tag *tag,
-				     struct page *page);
 
 /**
  * alloc_tag_capture_add() - record the stack of an allocation just charged
