@@ -470,8 +470,9 @@ static void alloc_tag_test_capture_bad_input(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, test_stacks(site, st, 2), -ENOENT);
 
 	/* A whole line of /proc/allocinfo selects too. */
-	KUNIT_ASSERT_EQ(test, command(test, "        4096        4 %s:%u func:capture_test_helper accurate:no",
-				      helper_line), 0);
+	KUNIT_ASSERT_EQ(test,
+			command(test, "  4096  4 %s:%u func:capture_test_helper accurate:no",
+				helper_line), 0);
 	KUNIT_EXPECT_EQ(test, command(test, "%s:%u", helper_line), -EEXIST);
 	KUNIT_EXPECT_EQ(test, command(test, "-%s:%u func:nosuchfunc", helper_line),
 			-ENOENT);
