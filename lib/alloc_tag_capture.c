@@ -510,7 +510,8 @@ static int capture_parse_spec(char *s, struct capture_spec *spec)
 
 /*
  * The selected site @spec names, or -1.  Without a module, a site of
- * vmlinux, else the one site of a module with that file and line.
+ * vmlinux, else the one site of a module with that file and line.  Not
+ * by function: a site selected without one has every tag of its line.
  */
 static int capture_find_site(struct capture_spec *spec)
 {
@@ -520,8 +521,7 @@ static int capture_find_site(struct capture_spec *spec)
 		struct capture_site *site = &capture_sites[i];
 
 		if (!site->used || site->line != spec->line ||
-		    strcmp(site->file, spec->file) ||
-		    (spec->func && strcmp(site->func, spec->func)))
+		    strcmp(site->file, spec->file))
 			continue;
 		if (!strcmp(site->mod, spec->mod ?: ""))
 			return i;
@@ -777,6 +777,8 @@ static int alloc_tag_capture_command(const char *cmd)
 	} else if (s[0] == '-') {
 		ret = capture_parse_spec(s + 1, &spec);
 		i = ret ? -1 : capture_find_site(&spec);
+		if (i >= 0 && spec.func && strcmp(capture_sites[i].func, spec.func))
+			i = -1;
 		if (i >= 0)
 			capture_deselect(i);
 		else if (!ret)
