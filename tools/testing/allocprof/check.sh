@@ -65,6 +65,11 @@ boot() { # [CPUS=n] [TIMEOUT=s] [ARCH=arm64] [MEM=qemu -m] [QEMU_EXTRA=args] [AL
 		cat "$logs/boot-$name.err"
 		tail -20 "$logs/boot-$name.log"
 		ko "boot $name finished (status $rc)"
+	elif [ $rc != 0 ] && ! grep -aq '^FAIL: ' "$logs/boot-$name.log"; then
+		# A script that stopped early (a shell that could not fork, a
+		# FAIL line garbled by a kernel message) has checks missing.
+		tail -20 "$logs/boot-$name.log"
+		ko "boot $name: the script ended with status $rc and no FAIL line"
 	fi
 }
 

@@ -36,7 +36,9 @@ if [ -e /data/enomem ]; then
 	# failslab for this shell only, and only once the write's own
 	# buffer (a kmalloc-8 object, 8 bytes of the 9 of "space") is
 	# allocated: the next slab allocation, the array's directory,
-	# fails.  The file is opened before, as opening allocates too.
+	# fails.  Every file the shell needs meanwhile is opened before, as
+	# opening allocates too: the sysctl, the error file and its own
+	# make-it-fail (a write to an open file allocates nothing).
 	D=/sys/kernel/debug
 	ok=1
 	for kv in probability=100 interval=1 times=-1 verbose=0 space=9 \
@@ -45,11 +47,11 @@ if [ -e /data/enomem ]; then
 	done
 	check "enomem: failslab set up for this shell" [ $ok = 1 ]
 	check "enomem: the page tags go in the array" [ $array = 1 ]
-	exec 3>/proc/sys/vm/mem_profiling
-	echo 1 > /proc/self/make-it-fail
-	if echo 1 >&3 2>/tmp/err; then r=0; else r=1; fi
-	echo 0 > /proc/self/make-it-fail
-	exec 3>&-
+	exec 3>/proc/sys/vm/mem_profiling 4>/tmp/err 5>/proc/self/make-it-fail
+	echo 1 >&5
+	if echo 1 >&3 2>&4; then r=0; else r=1; fi
+	echo 0 >&5
+	exec 3>&- 4>&- 5>&-
 	echo 0 > $D/failslab/probability
 	cat /tmp/err
 	check "enomem: the switch-on fails for want of memory" \
