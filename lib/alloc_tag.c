@@ -1,13 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Memory allocation profiling: the tags, their counters, /proc/allocinfo and
- * the vm.mem_profiling switch.
- *
- * The allocators do the charging themselves (see include/linux/alloc_tag.h
- * and the hooks in mm/); this file owns everything around it: the tag type
- * registered with the code tagging framework, per-CPU counters for module
- * tags, the file operators read, and the static keys that make profiling
- * cost nothing while it is off.
+ * Memory allocation profiling core: tag counters, page tags, /proc/allocinfo
+ * and vm.mem_profiling.  The allocators charge through the hooks in mm/.
  */
 #define pr_fmt(fmt) "alloc_tag: " fmt
 
@@ -49,8 +43,7 @@ DEFINE_STATIC_KEY_FALSE(alloc_tag_extras_key);
 
 static struct codetag_type *alloc_tag_cttype __ro_after_init;
 
-/* ---------------------------------------------------------------------- */
-/* State: vm.mem_profiling and the boot parameter                          */
+/* vm.mem_profiling and its boot parameter */
 
 /* "never": profiling was refused at boot and cannot be switched on. */
 static bool mem_profiling_never;
@@ -61,11 +54,7 @@ static DEFINE_MUTEX(mem_profiling_mutex);
 
 static int alloc_tag_first_on(void);
 
-/*
- * Switch profiling on or off.  The first switch-on allocates what
- * profiling needs (see alloc_tag_first_on()); until then a kernel that
- * has it compiled in pays for its static tags and its patched jumps only.
- */
+/* The first switch-on also allocates what profiling needs. */
 static int mem_profiling_set(bool on)
 {
 	int err;
@@ -85,11 +74,8 @@ static int mem_profiling_set(bool on)
 }
 
 /*
- * sysctl.vm.mem_profiling= is applied by do_sysctl_args() only after all
- * initcalls, long after the first allocations.  Read it early so that the
- * state it asks for holds from mm_init() on, and so that "never" allocates
- * nothing for profiling at all.  do_sysctl_args() writes the value once
- * more later; the sysctl accepts that (see below).
+ * do_sysctl_args() applies this only after the initcalls: read it early so
+ * that it holds from mm_init() on and "never" allocates nothing.
  */
 static int __init mem_profiling_early(char *arg)
 {
@@ -119,14 +105,11 @@ early_param("sysctl.vm.mem_profiling", mem_profiling_early);
 static void __init pgtag_setup(void);
 
 /**
- * alloc_tag_mm_init() - profiling's part of setting up memory management
+ * alloc_tag_mm_init() - choose page-tag storage; switch profiling on if asked
  *
- * Chooses where page tags will live and, if the kernel boots with
- * profiling on, switches it on: from here on, allocations are charged.
- * Those made before (the page and slab allocators setting themselves up)
- * are not, as allocations made before a switch-on at run time are not.
+ * Allocations made before this are not charged.
  *
- * Context: the end of mm_init(), once vmalloc() works; one CPU.
+ * Context: end of mm_init(), once vmalloc() works; one CPU.
  */
 void __init alloc_tag_mm_init(void)
 {
@@ -142,10 +125,8 @@ void __init alloc_tag_mm_init(void)
 }
 
 /*
- * Switch profiling on or off: what a write to vm.mem_profiling does, and
- * what the KUnit suites use.  Process context.  Returns 0, -EPERM if
- * profiling was disabled with "never" at boot, or -ENOMEM if the first
- * switch-on could not allocate what profiling needs (it stays off).
+ * Switch profiling on or off (sysctl, KUnit); process context.  Returns 0,
+ * -EPERM after "never", or -ENOMEM if the first switch-on failed.
  */
 int mem_alloc_profiling_switch(bool on)
 {
@@ -161,11 +142,7 @@ int mem_alloc_profiling_switch(bool on)
 }
 
 #ifdef CONFIG_SYSCTL
-/*
- * vm.mem_profiling reads and writes 0 or 1 like any integer sysctl; a
- * write needs CAP_SYS_ADMIN.  After "never" at boot the file is read-only,
- * as mainline's is (see alloc_tag_init()).
- */
+/* 0 or 1; read-only after "never", as in mainline (alloc_tag_init()). */
 static int mem_profiling_handler(struct ctl_table *table, int write,
 				 void *buffer, size_t *lenp, loff_t *ppos)
 {
@@ -183,7 +160,7 @@ static int mem_profiling_handler(struct ctl_table *table, int write,
 		return proc_dointvec_minmax(&tmp, 0, buffer, lenp, ppos);
 	if (!capable(CAP_SYS_ADMIN))
 		return -EPERM;
-	/* do_sysctl_args() writes the boot's "1,nodes": alloc_tag_nodes_strip() */
+	/* Accept the boot's "1,nodes" from do_sysctl_args(). */
 	len = alloc_tag_nodes_strip(buffer, len);
 	ret = proc_dointvec_minmax(&tmp, 1, buffer, &len, ppos);
 	if (ret)
@@ -201,15 +178,12 @@ static struct ctl_table mem_profiling_table[] = {
 };
 #endif /* CONFIG_SYSCTL */
 
-/* ---------------------------------------------------------------------- */
-/* Reading the counters                                                    */
+/* Reading the counters */
 
 /*
- * Sum a tag's per-CPU counters, signed.  The sum is taken while other CPUs
- * allocate and free: an object allocated on a CPU the walk has passed and
- * freed on one it has not reached yet is seen freed but not allocated, so a
- * sum can read below the true value, and below zero, for a moment.  It can
- * never read above it for long, and it is exact once the tag is idle.
+ * Signed sum, taken while others charge: an object allocated on a CPU
+ * already summed and freed on one not yet summed counts as freed only, so
+ * a sum can briefly read low, even below zero.  An idle tag sums exactly.
  */
 static void alloc_tag_sum(struct alloc_tag *tag, s64 *bytes, s64 *calls)
 {
@@ -229,19 +203,12 @@ static void alloc_tag_sum(struct alloc_tag *tag, s64 *bytes, s64 *calls)
 }
 
 /*
- * The counters of every released module tag.  A tag is released only once
- * nothing is charged to it, so only a bug reaches this (a tag pointer
- * kept past its module's unload, by alloc_tag_save() or in an object
- * that was not charged): it then charges this, not whatever the per-CPU
- * area holds at offset 0.  alloc_tag_released_check() says so once.
+ * Counters of all released module tags: a stale tag pointer charges this,
+ * not per-CPU offset 0, and alloc_tag_released_check() warns once.
  */
 static DEFINE_PER_CPU(struct alloc_tag_counters, alloc_tag_released);
 
-/*
- * alloc_tag_released_check() - warn once if a released tag was charged
- *
- * Context: any context.
- */
+/* Warn once if a released tag was charged.  Any context. */
 static void alloc_tag_released_check(void)
 {
 	s64 bytes = 0, calls = 0;
@@ -259,11 +226,8 @@ static void alloc_tag_released_check(void)
  * alloc_tag_read() - what a call site holds now
  * @tag: the tag
  *
- * The per-CPU counters are summed without stopping allocations, so a sum
- * may momentarily read below the true value (see alloc_tag_sum()); a sum
- * below zero is returned as 0, never as a wrapped huge number.
- *
- * Return: bytes and calls currently held by allocations from @tag.
+ * Return: bytes and calls held by @tag's allocations; a sum that briefly
+ * reads below zero (see alloc_tag_sum()) returns 0.
  */
 struct alloc_tag_counters alloc_tag_read(struct alloc_tag *tag)
 {
@@ -278,14 +242,12 @@ struct alloc_tag_counters alloc_tag_read(struct alloc_tag *tag)
 EXPORT_SYMBOL_GPL(alloc_tag_read);
 
 /**
- * alloc_tag_lock_sites() - keep the set of listed tags as it is
+ * alloc_tag_lock_sites() - block module loads and unloads
  *
- * Module loads and unloads wait until alloc_tag_unlock_sites(); tags found
- * with alloc_tag_for_each() stay valid until then.
+ * Tags found by alloc_tag_for_each() stay valid until alloc_tag_unlock_sites().
  *
  * Context: process context, may sleep.
- * Return: 0, or -ENODEV if the tag type could not be registered at boot
- * (then there is nothing to unlock).
+ * Return: 0, or -ENODEV (nothing to unlock) if the tag type is unregistered.
  */
 int alloc_tag_lock_sites(void)
 {
@@ -305,16 +267,14 @@ void alloc_tag_unlock_sites(void)
 
 /**
  * alloc_tag_for_each() - call a function for every tag in use
- * @fn: called with each tag of vmlinux and of the loaded modules, in the
- *	order of /proc/allocinfo, with the name of its module ("" for
- *	vmlinux) and @arg; a nonzero return ends the walk
+ * @fn: called with each tag of vmlinux and loaded modules, in allocinfo
+ *	order, with its module's name ("" for vmlinux) and @arg
  * @arg: passed to @fn
  *
- * The tags an unloaded module left listed because they still hold memory
- * are not passed: no new allocation can be charged to them.
+ * Skips tags kept after their module's unload: nothing new charges them.
  *
  * Context: under alloc_tag_lock_sites().
- * Return: the first nonzero return of @fn, or 0.
+ * Return: the first nonzero return of @fn, which ends the walk, or 0.
  */
 int alloc_tag_for_each(int (*fn)(struct alloc_tag *tag, const char *modname,
 				 void *arg), void *arg)
@@ -337,19 +297,17 @@ int alloc_tag_for_each(int (*fn)(struct alloc_tag *tag, const char *modname,
 static atomic_long_t alloc_tag_metadata_failures;
 
 /**
- * alloc_tag_metadata_failed() - profiling could not record an allocation
- * @tag: the tag the allocation should have been charged to
+ * alloc_tag_metadata_failed() - no memory to record an object's tag
+ * @tag: the tag the object should have been charged to
  *
- * Called when the metadata needed to remember an object's tag could not be
- * allocated.  The object is still handed out, uncharged, so @tag's counters
- * are now lower than reality: mark it, so that /proc/allocinfo says
- * "accurate:no" on its line, and say so in the log once.
+ * The object is handed out uncharged: mark @tag "accurate:no" in
+ * /proc/allocinfo and log the first such failure.
  *
  * Context: any context.
  */
 void alloc_tag_metadata_failed(struct alloc_tag *tag)
 {
-	/* Module tags keep their index in the other bits. */
+	/* Other bits change concurrently: replace this one only. */
 	if (alloc_tag_is_real(tag) &&
 	    !(READ_ONCE(tag->ct.flags) & ALLOC_TAG_INACCURATE))
 		alloc_tag_flags_replace(tag, ALLOC_TAG_INACCURATE,
@@ -392,7 +350,6 @@ static size_t pgtag_array_bytes(void);
 	"their per-CPU counters %zu, page tags %zu, "			\
 	"slab extension vectors %ld, per-CPU tag vectors %ld\n"
 
-/* What profiling's own data take now; for the boot log and show_mem(). */
 static void alloc_tag_print_metadata(void)
 {
 	size_t ntags = __stop_alloc_tags - __start_alloc_tags;
@@ -420,22 +377,13 @@ static int __init alloc_tag_metadata_report(void)
 }
 late_initcall_sync(alloc_tag_metadata_report);
 
-/* ---------------------------------------------------------------------- */
-/* Tag indices: how pages refer to their tag                               */
+/* Page-tag numbers */
 
 /*
- * vmlinux tags are numbered 1..n by their place in the section.  A module's
- * tags take free numbers above n when it loads.  Every tag keeps its number
- * in codetag.flags (vmlinux tags from alloc_tag_mm_init() on), and
- * module tags are found again through a table.  0 means "no tag".  The
- * numbers of a module are given back when its tags are released, which
- * happens only once nothing is charged to them (alloc_tag_module_unload()):
- * no page can hold such a number any more, so it can be given to another
- * tag.
- *
- * The table only grows, and a table replaced by a larger one is kept (a
- * few KiB at most), so that a page's free looks its tag up without RCU,
- * whose read side is a call on preemptible kernels.
+ * See "Charging and numbers" in
+ * Documentation/mm/allocation-profiling-design.rst.  The module table only
+ * grows and replaced tables are kept, so a page's free looks its tag up
+ * without RCU, whose read side is a call on preemptible kernels.
  */
 struct pgtag_mod_table {
 	u32 size;
@@ -455,7 +403,6 @@ static inline u32 nr_vmlinux_tags(void)
 	return __stop_alloc_tags - __start_alloc_tags;
 }
 
-/* Give @tag page-tag number @idx (0: none). */
 static void alloc_tag_set_index(struct alloc_tag *tag, u32 idx)
 {
 	alloc_tag_flags_replace(tag, ALLOC_TAG_INDEX_MASK, idx);
@@ -510,11 +457,7 @@ static bool pgtag_mod_table_grow(u32 want)
 	return true;
 }
 
-/*
- * Number the tags of a module being loaded.  If no numbers are left, the
- * module still loads: its tags get none, and its page allocations are
- * marked inaccurate instead of charged.
- */
+/* Number a module's tags; tags left without a number charge no pages. */
 static void pgtag_register_module(struct alloc_tag *tags, size_t n,
 				  const char *modname)
 {
@@ -565,15 +508,12 @@ static void pgtag_unregister_module(struct alloc_tag *tags, size_t n)
 	mutex_unlock(&pgtag_mod_lock);
 }
 
-/* ---------------------------------------------------------------------- */
-/* Page tags                                                               */
+/* Page tags */
 
 /*
- * The field declared in <linux/page-flags-layout.h> (ALLOC_TAG_WIDTH bits
- * at ALLOC_TAG_PGOFF) if the configuration leaves room for it, or else a
- * 4-byte slot per page frame.  The flags field also needs enough numbers
- * for the vmlinux tags and PGTAG_MOD_RESERVE module tags; a kernel with
- * more tags than that uses the array.
+ * Page tags live in the page->flags field of <linux/page-flags-layout.h> if
+ * it numbers every vmlinux tag and PGTAG_MOD_RESERVE module tags, else in
+ * an array of 4 bytes per page frame.
  */
 #define PGTAG_FLAGS_MASK	(ALLOC_TAG_WIDTH ?				\
 				 GENMASK(ALLOC_TAG_PGOFF + ALLOC_TAG_WIDTH - 1, \
@@ -581,13 +521,9 @@ static void pgtag_unregister_module(struct alloc_tag *tags, size_t n)
 #define PGTAG_MOD_RESERVE	4096
 
 /*
- * The array: a slot per page frame, in chunks of PGTAG_CHUNK_PAGES frames,
- * allocated when profiling is first switched on for the memory online
- * then, and when more memory goes online.  A directory indexed by
- * pfn / PGTAG_CHUNK_PAGES points to them.  A chunk is freed when none of
- * its memory is online any more (pgtag_uncover()); a directory replaced
- * by a larger one (memory added above the end of the old one) is kept, so
- * lookups need no lock.
+ * The array: chunks of PGTAG_CHUNK_PAGES slots behind a directory indexed
+ * by pfn / PGTAG_CHUNK_PAGES, for online memory from the first switch-on
+ * on.  A replaced directory is kept, so lookups need no lock.
  */
 #define PGTAG_CHUNK_SHIFT	15
 #define PGTAG_CHUNK_PAGES	BIT(PGTAG_CHUNK_SHIFT)
@@ -598,11 +534,7 @@ struct pgtag_dir {
 	u32 *chunk[];
 };
 
-/*
- * Tags are in the array if pgtag_array_key is set, or if page->flags has
- * no field for them.  pgtag_dir points to an empty directory until the
- * first switch-on gives the array one; no hook runs before that.
- */
+/* pgtag_dir: empty until the first switch-on in array mode; no hook before. */
 static DEFINE_STATIC_KEY_FALSE(pgtag_array_key);
 static struct pgtag_dir pgtag_dir_none;
 static struct pgtag_dir *pgtag_dir __read_mostly = &pgtag_dir_none;
@@ -615,21 +547,13 @@ static __always_inline bool pgtag_in_array(void)
 }
 
 /*
- * The array slot of @page, or NULL if it has none.
- *
- * Only pages of online memory reach the hooks (being allocated, freed,
- * split or migrated), and only once profiling has been switched on, when
- * online memory has its chunk: the first switch-on gives all memory online
- * then its chunks (or fails), memory that goes online later does not
- * without them, and a chunk is freed
- * only once none of its memory is online, when no hook can still be
- * working on one of its pages (offlining waits until every page of the
- * range is free in the buddy allocator, which is after its free hook),
- * unless it covers a hardware-poisoned page: offlining passes over those
- * while in use, and their holders free them later.
- * The bound and the chunk are tested all the same, for the price of a
- * compare and a test: a page that breaks that rule gets a warning and
- * goes uncharged, not a write to memory that is not its slot.
+ * The array slot of @page, or NULL.  Hooks see only pages of online memory
+ * after the first switch-on, and such memory has its chunk: pgtag_first_on()
+ * and pgtag_cover() allocate it or fail, and pgtag_uncover() frees a chunk
+ * only when no hook can be at work on its pages (offlining waits until they
+ * are free, after their free hook), keeping chunks with an in-use
+ * hardware-poisoned page.  The bound and chunk are tested anyway: a page
+ * breaking this rule warns and goes uncharged, not a stray write.
  */
 static __always_inline u32 *pgtag_slot(struct page *page)
 {
@@ -658,13 +582,10 @@ static __always_inline u32 pgtag_get(struct page *page)
 }
 
 /*
- * Give @page tag number @idx; false if it has nowhere to keep it.  In the
- * flags field no check is needed: pgtag_mod_limit keeps every number in
- * range.
- * @in_use: someone else may change other bits of page->flags meanwhile.
- * A page being allocated has just left the free lists and nobody else
- * holds it: 6.1's own prep_new_page() then sets PG_head with a plain
- * store into the same word.
+ * False if @page has no slot; pgtag_mod_limit keeps @idx within the flags
+ * field.  A page being allocated (!@in_use) is held by nobody else: plain
+ * store, as prep_new_page() does for PG_head.  In use, other flag bits may
+ * change meanwhile: cmpxchg.
  */
 static __always_inline bool pgtag_store(struct page *page, u32 idx,
 					bool in_use)
@@ -704,11 +625,7 @@ static void pgalloc_report_untagged(void);
 static inline void pgalloc_report_untagged(void) {}
 #endif
 
-/*
- * The optional consumers' part of __pgalloc_tag_add(), out of line: the
- * hook then calls nothing and saves no register on its way to charging a
- * page while they are not in use.
- */
+/* Out of line, so that without consumers the hook calls and saves nothing. */
 static noinline void pgalloc_tag_extras_add(struct alloc_tag *tag, u32 idx,
 					    struct page *page, unsigned int nr)
 {
@@ -743,11 +660,9 @@ void __pgalloc_tag_add(struct page *page, unsigned int nr)
 }
 
 /*
- * The tag number of a page being freed, which is cleared.  Its refcount is
- * zero, so nobody else takes a reference and changes its flags, except
- * memory_failure(), which sets PG_hwpoison on any page;
- * free_pages_prepare() clears flags with a plain store too, with the same
- * race.  Only for pages being freed.
+ * Read and clear the number of a page being freed.  Its refcount is 0, so
+ * only memory_failure() (PG_hwpoison) can race with the plain store, as it
+ * can with free_pages_prepare()'s.
  */
 static __always_inline u32 pgtag_take_freed(struct page *page)
 {
@@ -770,10 +685,7 @@ static __always_inline u32 pgtag_take_freed(struct page *page)
 	return idx;
 }
 
-/*
- * pgtag_uncharge() while an optional consumer is in use, out of line for
- * the reason given at pgalloc_tag_extras_add().
- */
+/* Out of line for the same reason as pgalloc_tag_extras_add(). */
 static noinline void pgtag_uncharge_extras(struct alloc_tag *tag, u32 idx,
 					   unsigned int nr, bool first,
 					   struct page *page)
@@ -786,9 +698,8 @@ static noinline void pgtag_uncharge_extras(struct alloc_tag *tag, u32 idx,
 }
 
 /*
- * Release @nr pages' bytes of tag number @idx, pages of @page's block.
- * With @first, also the allocation itself (a call) and its captured
- * stack, which @page, the block's first page, keys.
+ * Uncharge @nr pages of number @idx; with @first also the call and the
+ * stack captured for the block, keyed by its first page @page.
  */
 static __always_inline void pgtag_uncharge(u32 idx, unsigned int nr,
 					   bool first, struct page *page)
@@ -897,11 +808,7 @@ static bool __init pgtag_flags_fit(void)
 	return nr_vmlinux_tags() + 1 + PGTAG_MOD_RESERVE <= numbers;
 }
 
-/*
- * Number the vmlinux tags and choose where page tags will live: in the
- * flags field if it numbers every vmlinux tag and PGTAG_MOD_RESERVE module
- * tags, in the array otherwise.  Allocates nothing.
- */
+/* Number the vmlinux tags, choose page-tag storage.  Allocates nothing. */
 static void __init pgtag_setup(void)
 {
 	u32 t, ntags = nr_vmlinux_tags();
@@ -939,7 +846,6 @@ static struct page *pgtag_chunk_online(unsigned long c)
 #endif
 }
 
-/* Give @dir a chunk at @c, on node @nid, if it has none. */
 static int pgtag_chunk_add(struct pgtag_dir *dir, unsigned long c, int nid)
 {
 	u32 *chunk;
@@ -971,11 +877,8 @@ static void pgtag_dir_free(struct pgtag_dir *dir)
 }
 
 /*
- * What page tags need at the first switch-on, before pages can be
- * charged: in the array, its directory and chunks for the memory online
- * now.  Memory that goes online later gets its chunks then
- * (pgtag_cover()), and hotplug waits until this is done.  All or
- * nothing: -ENOMEM if any of it cannot be allocated.
+ * Array mode: directory and chunks for the memory online now, before any
+ * page is charged; all or nothing.  Hotplug waits meanwhile.
  */
 static int pgtag_first_on(void)
 {
@@ -1033,10 +936,7 @@ static void pgtag_first_off(void)
 }
 
 #ifdef CONFIG_MEMORY_HOTPLUG
-/*
- * Whether chunk @c covers a hardware-poisoned page: one still in use when
- * its memory went offline reaches the free hook later (see pgtag_slot()).
- */
+/* Does chunk @c cover a hardware-poisoned page, which may yet be freed? */
 static bool pgtag_chunk_poisoned(unsigned long c)
 {
 	unsigned long pfn = c << PGTAG_CHUNK_SHIFT;
@@ -1048,7 +948,7 @@ static bool pgtag_chunk_poisoned(unsigned long c)
 	for (; pfn < end; pfn++) {
 		if (!pfn_valid(pfn))
 			continue;
-		/* Memory offlined earlier has its memmap poisoned (DEBUG_VM). */
+		/* Offlined memory has its memmap poisoned (DEBUG_VM). */
 		page = pfn_to_page(pfn);
 		if (!PagePoisoned(page) && PageHWPoison(page))
 			return true;
@@ -1057,11 +957,8 @@ static bool pgtag_chunk_poisoned(unsigned long c)
 }
 
 /*
- * Chunks for memory going online; a larger directory if need be.  Every
- * page that the allocator may hand out must have its slot (see
- * pgtag_slot()): -ENOMEM, and the memory stays offline, if the directory
- * cannot grow or a chunk cannot be allocated.  Chunks allocated before
- * the failure are freed by the MEM_CANCEL_ONLINE that follows.
+ * Memory going online needs its chunks (see pgtag_slot()): -ENOMEM keeps it
+ * offline, and MEM_CANCEL_ONLINE frees what was allocated.
  */
 static int pgtag_cover(unsigned long start, unsigned long nr_pages, int nid)
 {
@@ -1101,15 +998,10 @@ fail:
 }
 
 /*
- * Memory that went offline, or failed to go online, drops its pages' tag
- * numbers in either storage.  Offlining leaves charged only pages that it
- * could not free (an in-use hardware-poisoned page): their number would
- * otherwise be taken for a new allocation's when the memory is onlined
- * again, in the array, or cleared with the memmap, in page->flags.  The
- * charges stay, said once here: a page's size is not known from its slot.
- * Then chunks of which no memory is online any more are freed; no hook
- * can be looking at one of their pages (see pgtag_slot()), unless they
- * cover a hardware-poisoned page, whose free would find no slot.
+ * Memory went offline or failed to: clear its pages' numbers, so that stale
+ * ones do not come back with it.  In-use hardware-poisoned pages keep their
+ * charge (a slot gives no size), logged.  Then free the chunks with no
+ * online memory left, unless they cover such a page.
  */
 static void pgtag_uncover(unsigned long start, unsigned long nr_pages)
 {
@@ -1187,7 +1079,6 @@ static void __init pgtag_hotplug_init(void)
 static inline void pgtag_hotplug_init(void) {}
 #endif /* CONFIG_MEMORY_HOTPLUG */
 
-/* Say where page tags live and why. */
 static int __init pgtag_storage_init(void)
 {
 	if (mem_profiling_never) {
@@ -1219,13 +1110,12 @@ static size_t pgtag_array_bytes(void)
 	       struct_size(dir, chunk, dir->nr);
 }
 
-/* ---------------------------------------------------------------------- */
-/* /proc/allocinfo                                                         */
+/* /proc/allocinfo */
 
 struct allocinfo_private {
 	struct codetag_iterator iter;
 	loff_t pos;			/* seq_file position of iter.ct */
-	struct alloc_tag_query *query;	/* the ioctl's (lib/alloc_tag_ioctl.c) */
+	struct alloc_tag_query *query;	/* for lib/alloc_tag_ioctl.c */
 	const char *header;
 	void (*show)(struct seq_file *m, struct alloc_tag *tag,
 		     const struct codetag_range *range);
@@ -1240,10 +1130,7 @@ static void *allocinfo_start(struct seq_file *m, loff_t *pos)
 		alloc_tag_released_check();
 		return SEQ_START_TOKEN;
 	}
-	/*
-	 * Resume where the last read() stopped; anything else walks anew.
-	 * The tag it stopped at may have gone with its module since.
-	 */
+	/* Resume where the last read() stopped; its tag may have gone since. */
 	if (!priv->iter.ct || *pos < priv->pos) {
 		priv->iter = codetag_get_ct_iter(alloc_tag_cttype);
 		priv->pos = 0;
@@ -1339,11 +1226,9 @@ void alloc_tag_seq_line(struct seq_file *m, struct alloc_tag *tag,
  * @header: printed first
  * @show: prints the lines of one tag, of @range, with alloc_tag_seq_line()
  *
- * The file's proc_ops use seq_read(), seq_lseek() and
- * alloc_tag_seq_release().
+ * Use with seq_read(), seq_lseek() and alloc_tag_seq_release().
  *
- * Return: 0, -ENODEV if the tag type could not be registered at boot, or
- * -ENOMEM.
+ * Return: 0, -ENODEV if the tag type was not registered at boot, or -ENOMEM.
  */
 int alloc_tag_seq_open(struct file *file, const char *header,
 		       void (*show)(struct seq_file *m, struct alloc_tag *tag,
@@ -1365,8 +1250,6 @@ int alloc_tag_seq_open(struct file *file, const char *header,
  * alloc_tag_seq_release() - release a file of alloc_tag_seq_open()
  * @inode: its inode
  * @file: the file
- *
- * Return: 0.
  */
 int alloc_tag_seq_release(struct inode *inode, struct file *file)
 {
@@ -1413,25 +1296,18 @@ static const struct proc_ops allocinfo_proc_ops = {
 #endif
 };
 
-/*
- * Changes whenever the list of tags does: when a module with tags loads,
- * goes, or has its tags released.  Under the module list lock taken for
- * writing, where the module callbacks run.
- */
+/* Bumped on module load, unload and tag release; module list lock (write). */
 static u64 alloc_tag_content;
 
 /**
  * alloc_tag_content_id() - a value that changes with the list of tags
- *
- * Return: the current value; compare it with an earlier one.
  */
 u64 alloc_tag_content_id(void)
 {
 	return READ_ONCE(alloc_tag_content);
 }
 
-/* ---------------------------------------------------------------------- */
-/* Memory reports (OOM, SysRq-m)                                           */
+/* Memory reports (OOM, SysRq-m) */
 
 #define SHOW_TOP_MAX	10
 
@@ -1476,9 +1352,8 @@ static void show_top_print(struct show_top *top, unsigned int n)
 /**
  * alloc_tag_show_mem() - print the call sites holding the most memory
  *
- * Part of the kernel's memory report (OOM, SysRq-m).  Allocates nothing and
- * never sleeps: it reads the vmlinux tags directly, and the module tags
- * only outside interrupts and if their lock is free right now.
+ * For OOM and SysRq-m reports: allocates nothing, never sleeps; module tags
+ * only outside interrupts and if their lock is free.
  */
 void alloc_tag_show_mem(void)
 {
@@ -1514,17 +1389,15 @@ void alloc_tag_show_mem(void)
 	alloc_tag_print_metadata();
 }
 
-/* ---------------------------------------------------------------------- */
-/* Modules                                                                 */
+/* Modules */
 
 /* Told of tags about to be released: call-stack capture, when built. */
 static void (*alloc_tag_release_fn)(struct alloc_tag *tags, size_t n) __ro_after_init;
 
 /**
  * alloc_tag_on_release() - be told when a module's tags are released
- * @fn: called with a module's tags once nothing is charged to them any
- *	more, before they are released, with the lock of
- *	alloc_tag_lock_sites() held for writing
+ * @fn: called with a module's tags once nothing is charged to them, before
+ *	their release, under alloc_tag_lock_sites()'s lock held for writing
  *
  * Context: boot, from an initcall; one user.
  */
@@ -1540,12 +1413,7 @@ static size_t range_tags(struct codetag_range *range, struct alloc_tag **first)
 	return (struct alloc_tag *)range->stop - *first;
 }
 
-/*
- * Tags get their counters from the dynamic per-CPU area when profiling is
- * first switched on, or when a module loads after that: a kernel that
- * never switches profiling on has none.  They come in blocks of up to
- * PCPU_TAG_BLOCK tags, the per-CPU allocator's largest allocation.
- */
+/* Counters come in blocks of the per-CPU allocator's largest allocation. */
 #define PCPU_TAG_BLOCK	(PCPU_MIN_UNIT_SIZE / sizeof(struct alloc_tag_counters))
 
 /* Free the counters of @n tags, which then point to @after. */
@@ -1564,14 +1432,7 @@ static void alloc_tag_counters_free(struct alloc_tag *tags, size_t n,
 	}
 }
 
-/*
- * alloc_tag_counters_alloc() - give @n tags their per-CPU counters
- * @tags: the first tag
- * @n: how many
- *
- * Context: process context.
- * Return: 0, or -ENOMEM with no counters allocated.
- */
+/* Per-CPU counters for @n tags; -ENOMEM leaves none.  Process context. */
 static int alloc_tag_counters_alloc(struct alloc_tag *tags, size_t n)
 {
 	struct alloc_tag_counters __percpu *block;
@@ -1591,7 +1452,6 @@ static int alloc_tag_counters_alloc(struct alloc_tag *tags, size_t n)
 	return 0;
 }
 
-/* Counters and page-tag numbers for the tags of a module. */
 static int alloc_tag_module_attach(struct codetag_range *range)
 {
 	struct alloc_tag *tags;
@@ -1610,19 +1470,13 @@ static int alloc_tag_module_load(struct codetag_type *cttype,
 				 struct codetag_range *range)
 {
 	WRITE_ONCE(alloc_tag_content, alloc_tag_content + 1);
-	/*
-	 * Until the first switch-on, which gives the tags of the modules
-	 * loaded then what they need, nothing (see alloc_tag_first_on()).
-	 */
+	/* Before the first switch-on, alloc_tag_modules_on() attaches it. */
 	if (!mem_alloc_profiling_ever_enabled())
 		return 0;
 	return alloc_tag_module_attach(range);
 }
 
-/*
- * Undo alloc_tag_modules_on() for the modules before @until (NULL: all).
- * Under the module list lock.
- */
+/* Undo alloc_tag_modules_on() up to @until (NULL: all); module list lock. */
 static void alloc_tag_modules_off(struct codetag_range *until)
 {
 	struct codetag_iterator iter = codetag_get_ct_iter(alloc_tag_cttype);
@@ -1639,10 +1493,7 @@ static void alloc_tag_modules_off(struct codetag_range *until)
 	}
 }
 
-/*
- * Counters and page-tag numbers for the tags of the modules loaded before
- * the first switch-on, which have none yet.  Under the module list lock.
- */
+/* Attach the modules loaded before the first switch-on; module list lock. */
 static int alloc_tag_modules_on(void)
 {
 	struct codetag_iterator iter = codetag_get_ct_iter(alloc_tag_cttype);
@@ -1662,16 +1513,11 @@ static int alloc_tag_modules_on(void)
 }
 
 /*
- * What profiling needs from its first switch-on: the page-tag array if
- * page tags live there, counters for every tag, page-tag numbers for the
- * tags of modules, the caches of slab tag vectors, and tag vectors for the
- * per-CPU allocator's chunks.  Then mem_alloc_profiling_ever_key, from
- * which module loads give their tags the same, and frees look for tags.
- * The module list lock, taken for writing, keeps module loads out
- * meanwhile, and the readers of /proc/allocinfo, which must not see
- * counters that a failure frees again.  -ENOMEM, and
- * profiling stays off, if any of it cannot be allocated (a tag vector of
- * a per-CPU chunk is retried later instead).  Under mem_profiling_mutex.
+ * See "The first switch-on" in allocation-profiling-design.rst.  The module
+ * list lock, held for writing, keeps out module loads and allocinfo readers,
+ * which must not see counters a failure frees again.  -ENOMEM leaves
+ * profiling off (a per-CPU chunk's vector is retried later instead).
+ * Under mem_profiling_mutex.
  */
 static int alloc_tag_first_on(void)
 {
@@ -1717,21 +1563,18 @@ out:
 }
 
 /*
- * Modules unloaded with allocations charged to their tags.  Many of those
- * are frees still on their way: kfree_rcu() in a module's exit function
- * frees after a grace period and up to 5 seconds of batching, call_rcu()
- * after a grace period.  So the "still live" message waits for both
- * (ALLOC_TAG_UNLOAD_GRACE, then rcu_barrier()) and names only modules
- * whose allocations outlive that.  Entries are added and removed under the
- * type's lock held for writing (the module_unload callback); the report
- * reads them under it held for reading.
+ * Modules unloaded with allocations live.  Many are frees on their way:
+ * kfree_rcu() batches up to 5 s before a grace period, call_rcu() waits for
+ * one; so "still live" is said only after ALLOC_TAG_UNLOAD_GRACE and
+ * rcu_barrier().  The list changes under the type's lock held for writing
+ * (module_unload callback) and is read under it held for reading.
  */
 #define ALLOC_TAG_UNLOAD_GRACE	(10 * HZ)
 
 struct alloc_tag_unloaded {
 	struct list_head node;
 	struct codetag_range *range;
-	bool reported;		/* "still live" printed; written by the report */
+	bool reported;		/* "still live" said; set by the report */
 };
 
 static LIST_HEAD(alloc_tag_unloaded_list);
@@ -1787,11 +1630,7 @@ static struct alloc_tag_unloaded *alloc_tag_unloaded_find(struct codetag_range *
 	return NULL;
 }
 
-/*
- * Are allocations charged to the module's tags still live?  No new ones
- * can be made once the module is gone, so a sum of zero stays zero: then
- * its counters and page-tag numbers are given back.
- */
+/* Release the tags unless charged; after the unload a zero sum stays zero. */
 static bool alloc_tag_module_unload(struct codetag_type *cttype,
 				    struct codetag_range *range)
 {
@@ -1836,8 +1675,7 @@ static bool alloc_tag_module_unload(struct codetag_type *cttype,
 	return false;
 }
 
-/* ---------------------------------------------------------------------- */
-/* Debugging                                                               */
+/* Debugging */
 
 #ifdef CONFIG_MEM_ALLOC_PROFILING_DEBUG
 /**
@@ -1862,10 +1700,8 @@ static unsigned long untagged_callers[UNTAGGED_SLOTS];
 static DEFINE_RAW_SPINLOCK(untagged_lock);	/* no allocation under it */
 
 /**
- * alloc_tag_report_untagged() - an allocation reached the allocator untagged
+ * alloc_tag_report_untagged() - warn once per untagged call site (first 64)
  * @caller: return address identifying the call site
- *
- * Warns once per call site (for the first 64 sites).
  */
 void alloc_tag_report_untagged(unsigned long caller)
 {
@@ -1891,15 +1727,10 @@ void alloc_tag_report_untagged(unsigned long caller)
 
 #ifdef PGALLOC_REPORT_UNTAGGED
 /*
- * A page allocation has no caller address at hand, so the stack is walked:
- * the function that called the outermost allocator entry point (a
- * __noprof_text function, see in_noprof_functions()) is the one that
- * lacks the annotation; a module's own _noprof helper is not one.  Each
- * distinct stack is looked at once: stackdepot gives equal stacks the same
- * handle, and the first UNTAGGED_PAGE_STACKS handles are remembered.
- * Limits: a _noprof function reached by a tail call leaves no frame, so
- * the caller's caller is named; an untagged allocation in an interrupt that
- * hit a _noprof call of the task is blamed on the task's caller.
+ * Name the caller of the outermost __noprof_text entry point, once per
+ * distinct stack (see "Debugging" in allocation-profiling-design.rst).  A
+ * module's _noprof helper is not one; an untagged allocation in an
+ * interrupt that hit a task's _noprof call is blamed on the task's caller.
  */
 #define UNTAGGED_PAGE_FRAMES	32
 #define UNTAGGED_PAGE_STACKS	256
@@ -1939,9 +1770,8 @@ static noinline __cold void pgalloc_report_untagged(void)
 		return;
 	n = stack_trace_save(entries, ARRAY_SIZE(entries), 0);
 	/*
-	 * stackdepot's alloc_pages() has a tag of its own (lib/stackdepot.c),
-	 * so the pages it takes here are charged there and do not come back
-	 * to this report.
+	 * stackdepot's own alloc_pages() has a tag (lib/stackdepot.c), so its
+	 * pages are charged there and do not come back to this report.
 	 */
 	handle = stack_depot_save(entries, n, GFP_NOWAIT | __GFP_NOWARN);
 	if (!handle || !untagged_page_stack_new(handle))
@@ -1955,8 +1785,6 @@ static noinline __cold void pgalloc_report_untagged(void)
 }
 #endif /* PGALLOC_REPORT_UNTAGGED */
 #endif /* CONFIG_MEM_ALLOC_PROFILING_DEBUG */
-
-/* ---------------------------------------------------------------------- */
 
 static int __init alloc_tag_init(void)
 {
@@ -1980,10 +1808,7 @@ static int __init alloc_tag_init(void)
 	if (!proc_create("allocinfo", 0400, NULL, &allocinfo_proc_ops))
 		pr_err("cannot create /proc/allocinfo\n");
 #ifdef CONFIG_SYSCTL
-	/*
-	 * After "never" no write can change anything: a write fails with
-	 * EACCES, and so does the boot's own (do_sysctl_args() logs it).
-	 */
+	/* After "never" all writes fail (EACCES), also do_sysctl_args()'s. */
 	if (mem_profiling_never)
 		mem_profiling_table[0].mode = 0444;
 	register_sysctl_init("vm", mem_profiling_table);
@@ -1999,7 +1824,7 @@ static int __init alloc_tag_init(void)
 	return 0;
 }
 
-/* Before any module can load: its tags need counters from the start. */
+/* Before any module loads: modules loaded earlier would not be listed. */
 core_initcall(alloc_tag_init);
 
 #ifdef CONFIG_MEM_ALLOC_PROFILING_KUNIT_TEST

@@ -1,17 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Memory allocation profiling: call stacks of chosen call sites.
- *
- * /proc/allocinfo names the line that allocated memory; when that line is
- * in a helper with many callers, it does not say on whose behalf.  Root
- * selects a few call sites (debugfs: allocinfo/capture); every allocation
- * charged to a selected site then records its stack, and allocinfo/stacks
- * lists each live object's site, stack and bytes, and each stack's frames
- * once.  Summing, merging and sorting are left to userspace
- * (tools/vm/allocinfo stacks).
- *
- * The records, their locking and what they follow are described in
- * Documentation/mm/allocation-profiling-design.rst, "Call-stack capture".
+ * Memory allocation profiling: the call stacks of a few selected call sites
+ * (debugfs allocinfo/capture), listed per live object in allocinfo/stacks
+ * for tools/vm/allocinfo to sum.  Design and locking: "Call-stack capture"
+ * in Documentation/mm/allocation-profiling-design.rst.
  */
 #define pr_fmt(fmt) "alloc_tag: capture: " fmt
 
@@ -69,7 +61,6 @@ struct capture_pool {
 	u32 *hash;
 	unsigned int bits;
 	u32 nr, free;
-	/* Per CPU, the frames of a capture at each context level. */
 	unsigned long (__percpu *frames)[CAPTURE_LEVELS][CAPTURE_SAVE_FRAMES];
 	size_t bytes;
 };
@@ -84,7 +75,6 @@ struct capture_site {
 	struct alloc_tag **tags;
 	unsigned int nr_tags;
 	u64 serial;			/* tells this selection from others */
-	/* under capture_lock */
 	u64 dropped;
 	u64 bytes;
 	u32 records;
@@ -105,9 +95,6 @@ static u64 capture_serial;
 
 /* A bit per context level (task, softirq, hardirq) capturing on this CPU. */
 static DEFINE_PER_CPU(u8, capture_busy);
-
-/* ---------------------------------------------------------------------- */
-/* The pool                                                                */
 
 static void capture_pool_free(struct capture_pool *pool)
 {
@@ -155,7 +142,6 @@ static u32 *rec_link(struct capture_pool *pool, unsigned long key)
 	return link;
 }
 
-/* Unlink the record with @key; return its index or CAPTURE_NIL. */
 static u32 rec_unlink(struct capture_pool *pool, unsigned long key)
 {
 	u32 *link = rec_link(pool, key);
@@ -175,7 +161,6 @@ static void rec_insert(struct capture_pool *pool, u32 i)
 	*head = i;
 }
 
-/* Drop the record of @key, if there is one, and what it held. */
 static void rec_drop(struct capture_pool *pool, unsigned long key)
 {
 	u32 i = rec_unlink(pool, key);
@@ -217,12 +202,8 @@ static void rec_add(struct capture_pool *pool, unsigned int site,
 }
 
 /*
- * From slot *@slot on, find the next record of @site, copy it to @copy and
- * leave its slot in *@slot; or, with @copy NULL, drop every record of
- * @site.  CAPTURE_STEP slots per hold of capture_lock.  Under
- * capture_mutex, which keeps the pool.
- *
- * Return: true if a record was copied.
+ * Under capture_mutex, which keeps the pool: copy @site's first record from
+ * *@slot on to @copy, leave *@slot at it, return true; @copy NULL: drop all.
  */
 static bool capture_scan(struct capture_pool *pool, unsigned int site,
 			 u64 *slot, struct capture_rec *copy)
@@ -252,13 +233,7 @@ static bool capture_scan(struct capture_pool *pool, unsigned int site,
 	return false;
 }
 
-/* ---------------------------------------------------------------------- */
-/* The hooks                                                               */
-
-/*
- * The site of a selected tag, if it is still selected; -1 otherwise.
- * Under capture_lock, which orders this against deselection.
- */
+/* @tag's site or -1; capture_lock orders this against deselection. */
 static int capture_site_locked(struct alloc_tag *tag)
 {
 	unsigned int flags = READ_ONCE(tag->ct.flags);
@@ -271,10 +246,8 @@ static int capture_site_locked(struct alloc_tag *tag)
 }
 
 /*
- * Where the stack proper starts in @entries: after the frame of the
- * outermost allocator entry point, so that it starts in the function that
- * holds the tagged line (see the design document).  Without one, a slab
- * object's stack starts at @caller, and otherwise the whole stack is kept.
+ * The first frame to keep: after the outermost allocator entry point, or
+ * else, for slab, at @caller, or else 0 (see the design document).
  */
 static unsigned int capture_trim(unsigned long *entries, unsigned int n,
 				 unsigned long caller)
@@ -297,9 +270,8 @@ static unsigned int capture_trim(unsigned long *entries, unsigned int n,
  * @bytes: what @tag was charged
  * @caller: return address into the slab allocator's caller, or 0
  *
- * Never fails the allocation and allocates nothing itself but what
- * stackdepot allocates for a new stack (GFP_NOWAIT); with no record left
- * the object is counted as dropped.
+ * Never fails the allocation: with no record left, the object is counted as
+ * dropped.  Allocates only what stackdepot needs for a new stack (GFP_NOWAIT).
  *
  * Context: any context but NMI, which does not allocate.
  */
@@ -315,11 +287,7 @@ void __cold __alloc_tag_capture_add(struct alloc_tag *tag, unsigned long key,
 	int site;
 	u8 bit;
 
-	/*
-	 * The slab hook sees an object before KASAN's tag-based modes tag
-	 * the pointer, kfree() gets it tagged: key records by the untagged
-	 * address (a no-op for generic KASAN and for pages).
-	 */
+	/* Untag: KASAN tags a slab pointer after this hook, before kfree(). */
 	key = (unsigned long)kasan_reset_tag((void *)key);
 	if (in_nmi())
 		return;
@@ -340,9 +308,8 @@ void __cold __alloc_tag_capture_add(struct alloc_tag *tag, unsigned long key,
 		n = filter_irq_stacks(entries, n);
 		start = capture_trim(entries, n, caller);
 		/*
-		 * On PREEMPT_RT the page allocator's locks sleep, and we run
-		 * with preemption off: stackdepot may then only use the room
-		 * it has.
+		 * PREEMPT_RT: the page allocator's locks sleep and preemption
+		 * is off, so stackdepot may only use the room it has.
 		 */
 		handle = __stack_depot_save(entries + start,
 					    min_t(unsigned int, n - start,
@@ -385,13 +352,11 @@ void __cold __alloc_tag_capture_sub(struct alloc_tag *tag, unsigned long key)
  * __alloc_tag_capture_page_split() - a captured block became @nr pages
  * @tag: the block's tag
  * @page: its first page
- * @nr: the pages now freed one by one; 1 when __free_pages() frees all
- *	but the first page of a non-compound block, whose first page is
- *	still referenced
+ * @nr: the pages now freed one by one; 1 when __free_pages() frees all but
+ *	the still referenced first page of a non-compound block
  *
- * The first page's record keeps a page's bytes; each other page gets a
- * record of its own with the block's stack, in a hold of capture_lock of
- * its own (a block can have 1024 pages), or is counted as dropped.
+ * The first page's record keeps a page's bytes; each other page gets its
+ * own (or is dropped), a capture_lock hold each: a block can be 1024 pages.
  *
  * Context: any context.
  */
@@ -456,21 +421,14 @@ void __cold __alloc_tag_capture_page_move(struct alloc_tag *tag,
 	raw_spin_unlock_irqrestore(&capture_lock, flags);
 }
 
-/* ---------------------------------------------------------------------- */
-/* Selecting sites                                                         */
-
-/* "FILE:LINE [MODULE] func:NAME", as /proc/allocinfo prints a site. */
 struct capture_spec {
 	char *file;
 	unsigned int line;
-	char *mod;		/* "": vmlinux; NULL: vmlinux or the one module */
+	char *mod;		/* "": vmlinux; NULL: vmlinux or sole module */
 	char *func;		/* NULL: any */
 };
 
-/*
- * Parse @s, with the module and the function optional; a whole line of
- * /proc/allocinfo is accepted too.  @s is modified.
- */
+/* Parse @s, modifying it; a whole /proc/allocinfo line is accepted too. */
 static int capture_parse_spec(char *s, struct capture_spec *spec)
 {
 	char *word, *colon;
@@ -509,9 +467,8 @@ static int capture_parse_spec(char *s, struct capture_spec *spec)
 }
 
 /*
- * The selected site @spec names, or -1.  Without a module, a site of
- * vmlinux, else the one site of a module with that file and line.  Not
- * by function: a site selected without one has every tag of its line.
+ * The selected site @spec names, or -1 (no module: vmlinux's, else the one
+ * module's).  Not by func: a site chosen without one has all its line's tags.
  */
 static int capture_find_site(struct capture_spec *spec)
 {
@@ -533,7 +490,6 @@ static int capture_find_site(struct capture_spec *spec)
 	return nr == 1 ? found : -1;
 }
 
-/* A walk of the tags for capture_find_tags(). */
 struct capture_walk {
 	struct capture_spec *spec;
 	struct alloc_tag **tags;	/* filled if not NULL */
@@ -568,18 +524,16 @@ static int capture_walk_one(struct alloc_tag *tag, const char *modname,
 }
 
 /*
- * The tags of @spec, in a new array: an inline function of a header has
- * a tag per compilation unit that uses it, all of them one site.  Without
- * a module, @spec names the site of vmlinux or else of the one module
- * that has the line, and spec->mod is set to its name, copied to @mod.
- * Under alloc_tag_lock_sites().
+ * @spec's tags in a new array (a header's inline function has one per unit
+ * using it); without a module, sets spec->mod to @mod, "" for vmlinux or
+ * the one module with the line.  Under alloc_tag_lock_sites().
  */
 static int capture_find_tags(struct capture_spec *spec, char *mod,
 			     struct alloc_tag ***tagsp)
 {
 	struct capture_walk w = { .spec = spec };
 
-	/* Without a module, count every tag with the line: enough room. */
+	/* Without a module, this counts all modules' tags: room enough. */
 	alloc_tag_for_each(capture_walk_one, &w);
 	if (!w.n)
 		return -ENOENT;
@@ -606,7 +560,6 @@ static void capture_site_free(struct capture_site *site)
 	memset(site, 0, sizeof(*site));
 }
 
-/* Set the capture bits of the tags of @site, slot @i, or clear them. */
 static void capture_tag_flags(struct capture_site *site, unsigned int i,
 			      bool on)
 {
@@ -618,10 +571,7 @@ static void capture_tag_flags(struct capture_site *site, unsigned int i,
 					ALLOC_TAG_CAPTURE_SITE, bits);
 }
 
-/*
- * Deselect site @i: its tags first, then its records; the last site takes
- * the pool with it, records and all.  Under capture_mutex.
- */
+/* Tags first, then records; the last site frees the pool, records and all. */
 static void capture_deselect(unsigned int i)
 {
 	struct capture_site *site = &capture_sites[i];
@@ -647,9 +597,8 @@ static void capture_deselect(unsigned int i)
 	static_branch_disable(&alloc_tag_capture_key);
 	static_branch_dec(&alloc_tag_extras_key);
 	/*
-	 * The capture hook uses the pool's per-CPU frames with preemption
-	 * off, outside capture_lock: free it once every such section that
-	 * could have seen it is over.
+	 * The hook uses the pool's frames with preemption off, outside
+	 * capture_lock: free it once every such section that saw it is over.
 	 */
 	synchronize_rcu();
 	capture_pool_free(pool);
@@ -746,11 +695,8 @@ static const char *capture_errmsg(int err)
 }
 
 /*
- * One command of the control file: "FILE:LINE [MODULE] [func:NAME]"
- * selects a site (without [MODULE], of vmlinux or else of the one module
- * that has the line), "-FILE:LINE [MODULE]" deselects one, "clear" all,
- * and "cap N" sets the number of records while nothing is selected.  A
- * command that fails changes nothing; capture_errmsg() tells its errors.
+ * "FILE:LINE [MODULE] [func:NAME]" selects, "-FILE:LINE [MODULE]" deselects,
+ * "clear" all; "cap N" sets the cap while none is.  A failure changes nothing.
  */
 static int alloc_tag_capture_command(const char *cmd)
 {
@@ -792,11 +738,7 @@ static int alloc_tag_capture_command(const char *cmd)
 	return ret;
 }
 
-/*
- * A module's @n @tags are released: nothing is charged to them any more
- * (alloc_tag_on_release()).  A site among them is deselected, with its
- * records.  Under alloc_tag_lock_sites()'s lock, held for writing.
- */
+/* A module's @tags are released; alloc_tag_lock_sites() held for writing. */
 static void capture_drop_tags(struct alloc_tag *tags, size_t n)
 {
 	unsigned int i;
@@ -815,22 +757,13 @@ static void capture_drop_tags(struct alloc_tag *tags, size_t n)
 	mutex_unlock(&capture_mutex);
 }
 
-/* ---------------------------------------------------------------------- */
-/* Reading                                                                 */
-
 /*
- * The stacks file: its header, then for each selected site its line and
- * one line per live object; a stack's frames follow the first object
- * that names it.  A position names the header (0), a site's line, or a
- * pool slot of a site:
- *
- *	1 + site * (CAPTURE_MAX_CAP + 1) + (0 for the line, or 1 + slot)
- *
- * Each read() holds capture_mutex, which keeps the sites and the pool,
- * and copies one record at a time (capture_scan()).  Between two read()s
- * a site may be deselected and its slot given to another: the serial of
- * the site whose line was printed tells, and the rest of a site that went
- * is skipped.
+ * The stacks file: a header, then per selected site its line and a line per
+ * live object; a stack's frames follow the first object naming it.  Position
+ * 0 is the header, else 1 + site * (CAPTURE_MAX_CAP + 1) + (0 for the site's
+ * line, or 1 + slot).  Each read() holds capture_mutex, which keeps the sites
+ * and the pool, and copies one record at a time.  A site deselected between
+ * read()s, its slot perhaps reused, is told by its serial and skipped.
  */
 struct stacks_iter {
 	struct xarray seen;		/* handles whose frames were printed */
@@ -901,7 +834,6 @@ static void capture_site_name(struct seq_file *m, struct capture_site *site)
 	seq_printf(m, " func:%s", site->func);
 }
 
-/* A site's line: what its records hold, and what its tags hold. */
 static void stacks_show_site(struct seq_file *m, struct capture_site *site)
 {
 	u64 bytes, dropped, tag_bytes = 0, tag_calls = 0;
@@ -942,10 +874,8 @@ static int stacks_show(struct seq_file *m, void *v)
 	}
 	seq_printf(m, "object %u %lu\n", it->rec.handle, it->rec.bytes);
 	/*
-	 * A handle's low bits number the depot's slab, the bits above its
-	 * offset there (bit 16 up, with 4 KiB pages): rotated, the stacks of
-	 * one slab are near each other in @seen, which then needs a node per
-	 * several stacks, not two per stack.
+	 * A handle's low bits are its depot slab, bits 16 up (4 KiB pages) its
+	 * offset: rotated, one slab's stacks share @seen's nodes, not 2 each.
 	 */
 	seen = ror32(it->rec.handle, 16);
 	if (!it->rec.handle || xa_load(&it->seen, seen))

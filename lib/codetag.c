@@ -1,26 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Code tagging framework.
- *
- * A tag type (allocation profiling is the first) keeps one static structure
- * per call site in an ELF section of its own.  This file finds those
- * sections in vmlinux and in modules as they load, and lets the type walk
- * all of its tags under a per-type rw_semaphore that module load and
- * unload take for writing.
- *
- * Tags can be referenced after their module is gone: an object allocated
- * by a module and still live when the module unloads keeps a pointer to
- * its allocation tag.  So a module's tag sections do not live in the
- * module's memory: the loader asks codetag_place_module_section() for a
- * place of their own (in the module area, which the module's code can
- * reach), and relocates the module's references to it.  At unload the
- * module's memory is freed as usual; a type whose tags are still
- * referenced keeps just the tags, with copies of the strings they point
- * to, until it says they are no longer referenced.  That is asked again
- * whenever a module loads or unloads.
- *
- * Nothing here runs on a hot path: the tags are found at boot and at module
- * load; the users of the tags touch them directly.
+ * Code tagging: finds each tag type's tags in vmlinux and in modules as they
+ * load; the type walks them under its rw_semaphore, which module load and
+ * unload take for writing.  Module tags can outlive their module: see
+ * Documentation/mm/allocation-profiling-design.rst.  No hot paths here.
  */
 #define pr_fmt(fmt) "codetag: " fmt
 
@@ -65,15 +48,15 @@ struct ct_module {
 struct codetag_type {
 	struct list_head node;		/* in codetag_types */
 	struct codetag_type_desc desc;
-	struct rw_semaphore lock;	/* protects ranges and count */
+	struct rw_semaphore lock;	/* protects ranges, next_id, count */
 	struct list_head ranges;
 	unsigned long next_id;
 	size_t count;
 };
 
 /*
- * Protects codetag_types, ct_modules and the module ranges' ownership of
- * their memory; taken before any type's lock.
+ * Protects codetag_types, ct_modules, ct_chunks and the ownership of module
+ * tag sections; taken before any type's lock.
  */
 static DEFINE_MUTEX(codetag_lock);
 static LIST_HEAD(codetag_types);
@@ -125,10 +108,7 @@ static struct ct_range *ct_add_range(struct codetag_type *cttype,
 	return range;
 }
 
-/*
- * Unlist a range, and free its section if it owns it.  Without modules
- * only the KUnit suite unlists a range.
- */
+/* Without modules only the KUnit suite unlists a range. */
 static void __maybe_unused ct_del_range(struct codetag_type *cttype, struct ct_range *range)
 {
 	lockdep_assert_held_write(&cttype->lock);
@@ -147,13 +127,9 @@ static void __maybe_unused ct_del_range(struct codetag_type *cttype, struct ct_r
  * codetag_register_type() - make a tag type known to the framework
  * @desc: the type's section, tag size, vmlinux bounds and module callbacks
  *
- * Types register once, at boot, before modules carrying their tags load;
- * modules loaded earlier are not scanned.
- *
- * Context: process context, may sleep.
- * Return: the type, or ERR_PTR(-EINVAL) for a bad size or vmlinux range,
- * ERR_PTR(-EEXIST) if a type with the same section is registered,
- * ERR_PTR(-ENOMEM).
+ * Context: once, at boot (modules loaded before are not scanned); may sleep.
+ * Return: the type, or ERR_PTR() of -EINVAL (bad size or vmlinux range),
+ * -EEXIST (section already registered) or -ENOMEM.
  */
 struct codetag_type *codetag_register_type(const struct codetag_type_desc *desc)
 {
@@ -198,10 +174,8 @@ out:
 }
 
 /**
- * codetag_lock_module_list() - keep a type's set of tags stable
+ * codetag_lock_module_list() - hold off module load and unload for a type
  * @cttype: the type
- *
- * Module load and unload wait while the lock is held.
  *
  * Context: process context, may sleep.
  */
@@ -232,11 +206,8 @@ void codetag_unlock_module_list(struct codetag_type *cttype)
 }
 
 /**
- * codetag_lock_module_list_write() - keep out walkers of the tags too
+ * codetag_lock_module_list_write() - also exclude walkers, to change tags
  * @cttype: the type
- *
- * For a type that changes what the walkers of its tags read, as module
- * load and unload do.
  *
  * Context: process context, may sleep.
  */
@@ -246,7 +217,7 @@ void codetag_lock_module_list_write(struct codetag_type *cttype)
 }
 
 /**
- * codetag_unlock_module_list_write() - release it
+ * codetag_unlock_module_list_write() - release the write lock
  * @cttype: the type
  */
 void codetag_unlock_module_list_write(struct codetag_type *cttype)
@@ -259,8 +230,7 @@ void codetag_unlock_module_list_write(struct codetag_type *cttype)
  * @cttype: the type
  *
  * Context: under codetag_lock_module_list() for a stable answer.
- * Return: the number of tags, those of unloaded modules still listed
- * included.
+ * Return: the number of tags, including kept ones of unloaded modules.
  */
 size_t codetag_type_count(struct codetag_type *cttype)
 {
@@ -286,13 +256,10 @@ struct codetag_iterator codetag_get_ct_iter(struct codetag_type *cttype)
  * codetag_next_ct() - advance an iterator to the next tag
  * @iter: the iterator
  *
- * Tags are returned range by range in load order, vmlinux first, each
- * exactly once.  If the range of the previous tag went away while the lock
- * was dropped, the walk continues with the next range.  With @iter->ct
- * cleared, the tag at @iter's position is returned again instead of the
- * next one (or, if its range went away, the first of the next range): a
- * walk resumed after the lock was dropped must not use the old @iter->ct,
- * which may have gone with its module.
+ * Tags come range by range in load order, vmlinux first, each once; if the
+ * current range went away while the lock was dropped, the walk goes on with
+ * the next one.  Clear @iter->ct before resuming (it may have gone with its
+ * module): the tag at @iter's position is then returned again.
  *
  * Context: under codetag_lock_module_list().
  * Return: the next tag, or NULL at the end.
@@ -316,7 +283,6 @@ struct codetag *codetag_next_ct(struct codetag_iterator *iter)
 			iter->ct = range_tag(cttype, &range->r, idx);
 			return iter->ct;
 		}
-		/* Past the end of this one: start the next at index 0. */
 		iter->range_id = range->id + 1;
 		idx = 0;
 	}
@@ -331,8 +297,7 @@ struct codetag *codetag_next_ct(struct codetag_iterator *iter)
  * codetag_to_text() - format a tag as "file:line [module] func:function"
  * @out: buffer to append to
  * @ct: the tag
- * @range: the tag's range (from the iterator); the module part is printed
- *	only for tags in modules
+ * @range: the tag's range (from the iterator); names the module, if any
  */
 void codetag_to_text(struct seq_buf *out, const struct codetag *ct,
 		     const struct codetag_range *range)
@@ -344,21 +309,7 @@ void codetag_to_text(struct seq_buf *out, const struct codetag *ct,
 }
 
 #ifdef CONFIG_MODULES
-/* ---------------------------------------------------------------------- */
-/* Module tag sections: placed outside the module, possibly outliving it   */
-
-/*
- * Tag sections of all modules share chunks of the module area, each
- * handed out by a gen_pool of its own.  module_alloc() memory is where
- * the architecture puts a module's own data, so a module's code reaches
- * its tags with the same relocations: PC-relative ones within the module
- * region on x86-64, ADRP (+-4 GiB) from module_alloc()'s region or its
- * fallback on arm64, absolute addresses on i386 and 32-bit arm.  Where
- * module_alloc() hands out executable memory (32-bit arm, s390, powerpc
- * without strict module RWX), a chunk is made non-executable before it is
- * used; a chunk the architecture cannot make so is not used.  A chunk is
- * freed with the last section in it.
- */
+/* Module tag sections: chunks of module_alloc() memory, in reach of modules */
 #define CT_CHUNK_SIZE	SZ_64K
 
 struct ct_chunk {
@@ -484,7 +435,6 @@ static struct ct_module *get_cmod(struct module *mod)
 	return cmod;
 }
 
-/* Free @cmod if nothing of it is left. */
 static void put_cmod(struct ct_module *cmod)
 {
 	lockdep_assert_held(&codetag_lock);
@@ -498,11 +448,9 @@ static void put_cmod(struct ct_module *cmod)
  * codetag_module_section() - is this a section of a tag type?
  * @name: the name of a module's ELF section
  *
- * The module loader does not lay such a section out in the module's
- * memory, and places it with codetag_place_module_section() instead.
- *
  * Context: module loader, process context.
- * Return: true if a registered tag type keeps its tags in @name.
+ * Return: true if a registered tag type keeps its tags in @name; the loader
+ * then places it with codetag_place_module_section(), not in the module.
  */
 bool codetag_module_section(const char *name)
 {
@@ -521,12 +469,9 @@ bool codetag_module_section(const char *name)
  * @src: its contents, or NULL for a section without contents
  * @size: its size
  *
- * The memory is owned by the framework from now on; it is freed when the
- * module's tags are no longer referenced after unload, or by
- * codetag_unload_module() if the load fails.
- *
  * Context: module loader, process context, before relocation.
- * Return: the new address of the section, or NULL if out of memory.
+ * Return: the section's new address, owned and freed by the framework from
+ * now on, or NULL if out of memory.
  */
 void *codetag_place_module_section(struct module *mod, const char *name,
 				   const void *src, size_t size)
@@ -559,7 +504,6 @@ out:
 	return dst;
 }
 
-/* The section placed at @start, or NULL if the loader did not place it. */
 static struct ct_section *placed_section(struct ct_module *cmod, void *start,
 					 size_t size)
 {
@@ -579,7 +523,6 @@ struct ct_strings {
 	size_t len;
 };
 
-/* Note @s if it is in @mod's memory and not noted yet. */
 static void note_string(struct ct_strings *cs, const char *s,
 			struct module *mod)
 {
@@ -594,7 +537,6 @@ static void note_string(struct ct_strings *cs, const char *s,
 	cs->len += strlen(s) + 1;
 }
 
-/* The copy of @s, or @s if it was not in the module's memory. */
 static const char *copied_string(struct ct_strings *cs, const char *s)
 {
 	size_t i;
@@ -606,9 +548,8 @@ static const char *copied_string(struct ct_strings *cs, const char *s)
 }
 
 /*
- * A range outlives its module: point its tags' strings, which are in the
- * module's memory, at copies.  Strings shared by several tags are copied
- * once.  Without memory for the copies they point at "?" instead.
+ * Point a kept range's strings (3 per tag) at copies of those in the
+ * module's memory, or at "?" if there is no memory for the copies.
  */
 static void copy_range_strings(struct codetag_type *cttype,
 			       struct ct_range *range, struct module *mod)
@@ -664,9 +605,8 @@ fail:
 }
 
 /*
- * Ask each type whether the ranges of unloaded modules are still
- * referenced, and drop those that are not.  Runs at every module load and
- * unload: that is when the memory and numbers they hold are wanted.
+ * Drop the kept ranges their types no longer need.  Runs at every module
+ * load and unload: that is when their memory and numbers are wanted.
  */
 static void release_unloaded(void)
 {
@@ -699,9 +639,8 @@ static void release_unloaded(void)
  * @data: passed to @find_section
  *
  * Context: module loader, process context.
- * Return: 0, or the error of a type's module_load callback, -EINVAL for a
- * malformed section, or -ENOMEM.  On error, as on any failed load, the
- * loader calls codetag_unload_module(), which undoes what was done.
+ * Return: 0, or a type's module_load error, -EINVAL for a malformed section,
+ * or -ENOMEM.  On error the loader calls codetag_unload_module() to undo.
  */
 int codetag_load_module(struct module *mod,
 			void *(*find_section)(void *data, const char *name,
@@ -765,12 +704,10 @@ out:
 
 /**
  * codetag_unload_module() - a module is going away, or failed to load
- * @mod: the module; its memory is still there
+ * @mod: the module, whose memory is not freed yet
  *
- * Each type is asked whether the module's tags are still referenced.  The
- * ranges of those that are stay listed, marked unloaded, with copies of
- * their strings; everything else of the module is freed.  Call it before
- * freeing the module's memory; calling it again does nothing.
+ * Ranges whose type says they are still referenced stay listed, with copies
+ * of their strings; the rest is freed.  Calling it again does nothing.
  *
  * Context: module loader, process context.
  */

@@ -2,30 +2,12 @@
 /*
  * Memory allocation profiling: a tag per allocation call site.
  *
- * Every call of an allocation API through its public name (kmalloc(),
- * kmem_cache_alloc(), ...) expands to alloc_hooks(), which defines a static
- * struct alloc_tag for that line and makes it the current task's tag while
- * the allocation runs.  The allocator charges the object's size to the tag
- * found in current->alloc_tag and remembers the tag next to the object, so
- * that the free subtracts from the same tag wherever it happens.
- *
- * Writing an allocation helper
- * ----------------------------
- * A function that allocates on behalf of its caller (kstrdup(), a driver's
- * foo_alloc(), ...) should charge its caller, not itself:
- *
- * 1. Name the function foo_alloc_noprof() and make it call only the
- *    _noprof variants of the allocation APIs (kmalloc_noprof(),
- *    kmem_cache_alloc_noprof(), alloc_pages_noprof(), ...).  These do not
- *    touch the tag.
- * 2. Give it back its public name as a macro that wraps it:
- *
- *	#define foo_alloc(...)	alloc_hooks(foo_alloc_noprof(__VA_ARGS__))
- *
- * Every caller of foo_alloc() then gets a tag of its own.  Calling a public
- * (wrapped) API inside foo_alloc_noprof() would charge foo_alloc_noprof()'s
- * own line instead, which is right for memory the helper keeps for itself.
- * With CONFIG_MEM_ALLOC_PROFILING=n alloc_hooks(x) is just x.
+ * alloc_hooks() defines a static tag for the calling line and makes it
+ * current->alloc_tag while the allocation runs; the allocator charges it and
+ * keeps it with the object for the free.  A helper that allocates for its
+ * caller is named foo_noprof(), calls only _noprof APIs, and is wrapped by
+ * "#define foo(...) alloc_hooks(foo_noprof(__VA_ARGS__))": each caller of
+ * foo() is then charged.
  */
 #ifndef _LINUX_ALLOC_TAG_H
 #define _LINUX_ALLOC_TAG_H
@@ -36,12 +18,11 @@
 #include <linux/types.h>
 
 /**
- * struct alloc_tag_counters - what one call site holds
+ * struct alloc_tag_counters - a call site's counters, kept per CPU
  * @bytes: bytes allocated and not yet freed
  * @calls: allocations not yet freed
  *
- * Kept per CPU and summed on read; an object freed on another CPU than the
- * one it was allocated on makes the per-CPU values meaningless on their own.
+ * Meaningful only summed: an object may be freed on another CPU.
  */
 struct alloc_tag_counters {
 	u64 bytes;
@@ -51,9 +32,8 @@ struct alloc_tag_counters {
 /**
  * struct alloc_tag - an allocation call site and its counters
  * @ct: where the call site is
- * @counters: per-CPU counters, allocated when profiling is first switched
- *	on (or, for a module loaded after that, when it loads); NULL until
- *	then
+ * @counters: per-CPU counters; NULL until profiling is first switched on
+ *	(for a module loaded after that, until it loads)
  */
 struct alloc_tag {
 	struct codetag ct;
@@ -61,10 +41,9 @@ struct alloc_tag {
 } __aligned(8);
 
 /*
- * A tag value that means "deliberately not charged": set as the task's tag
- * while profiling allocates its own metadata, and stored as an object's tag
- * under CONFIG_MEM_ALLOC_PROFILING_DEBUG for objects that were allocated
- * while profiling was on but could not be charged.
+ * "Deliberately not charged": the task's tag while profiling allocates its
+ * own metadata; with CONFIG_MEM_ALLOC_PROFILING_DEBUG also the stored tag of
+ * a slab object allocated without a real tag while profiling was on.
  */
 #define ALLOC_TAG_NONE		((struct alloc_tag *)1UL)
 
@@ -78,9 +57,8 @@ enum alloc_tag_meta {
 #ifdef CONFIG_MEM_ALLOC_PROFILING
 
 /*
- * <linux/irqflags.h>: the generic this_cpu_add() (asm-generic/percpu.h, used
- * by UML) saves and restores interrupts, and this header can be reached
- * from the end of <linux/percpu.h> before anything else included it.
+ * The generic this_cpu_add() (UML) needs irqflags.h, and this header may be
+ * reached from the end of <linux/percpu.h> before anything included it.
  */
 #include <linux/irqflags.h>
 #include <linux/jump_label.h>
@@ -93,16 +71,9 @@ extern struct alloc_tag __start_alloc_tags[];
 extern struct alloc_tag __stop_alloc_tags[];
 
 /*
- * codetag.flags of an allocation tag:
- * - bit 31, ALLOC_TAG_INACCURATE: an allocation at this site could not be
- *   charged because profiling's own metadata could not be allocated; its
- *   counters are low;
- * - bits 27-30, for call-stack capture (lib/alloc_tag_capture.c): bit 30
- *   says that the site is selected, bits 27-29 which of the selected sites
- *   it is;
- * - bits 0-26: the page-tag number of a module's tag, so modules can have
- *   at most 2^27 - 1 tags with numbers.
- * Each part is changed by its own code, with alloc_tag_flags_replace().
+ * codetag.flags: INACCURATE, a charge was lost for want of metadata; CAPTURE
+ * and CAPTURE_SITE, call-stack capture's selection; INDEX_MASK, the page-tag
+ * number (0: none).  Each part is changed with alloc_tag_flags_replace().
  */
 #define ALLOC_TAG_INACCURATE		BIT(31)
 #define ALLOC_TAG_CAPTURE		BIT(30)
@@ -116,10 +87,8 @@ static __always_inline bool alloc_tag_is_real(const struct alloc_tag *tag)
 }
 
 /**
- * alloc_tag_to_index() - the page-tag number of a tag
+ * alloc_tag_to_index() - the page-tag number of a tag, or 0 if it has none
  * @tag: a real tag
- *
- * Return: the number pages refer to the tag by, or 0 if it has none.
  */
 static __always_inline u32 alloc_tag_to_index(const struct alloc_tag *tag)
 {
@@ -128,22 +97,14 @@ static __always_inline u32 alloc_tag_to_index(const struct alloc_tag *tag)
 }
 
 /*
- * Two keys: whether allocations are charged now (vm.mem_profiling), and
- * whether profiling has ever been enabled since boot, which frees must
- * know (see mem_alloc_profiling_ever_enabled()).  Both start false, also
- * where profiling is on by default: the first switch-on, at the end of
- * mm_init() in that case, allocates what charging needs before it sets
- * them.  A hook is then a no-op while profiling is off, as for any
- * feature that is off by default, and a jump to its charging code while
- * it is on.
+ * Both start false even if profiling is on by default: the first switch-on
+ * (then at the end of mm_init()) sets them after allocating what they need.
  */
 DECLARE_STATIC_KEY_FALSE(mem_alloc_profiling_key);
 DECLARE_STATIC_KEY_FALSE(mem_alloc_profiling_ever_key);
 
 /**
- * mem_alloc_profiling_enabled() - do allocations get charged now?
- *
- * Return: true while vm.mem_profiling is 1.
+ * mem_alloc_profiling_enabled() - true while vm.mem_profiling is 1
  */
 static __always_inline bool mem_alloc_profiling_enabled(void)
 {
@@ -153,13 +114,9 @@ static __always_inline bool mem_alloc_profiling_enabled(void)
 /**
  * mem_alloc_profiling_ever_enabled() - has profiling been on since boot?
  *
- * Objects charged while profiling was on may be freed at any later time,
- * also after it was switched off, and their tag must then be decremented
- * and cleared so that the object's slot never carries a stale tag into a
- * later allocation.  So frees look for a tag from the first time profiling
- * is enabled on.
- *
- * Return: true if profiling has been enabled at any time since boot.
+ * Frees look for a tag once this is true: an object charged while profiling
+ * was on must release and clear its tag even if freed after a switch-off,
+ * or its slot would carry a stale tag into a later allocation.
  */
 static __always_inline bool mem_alloc_profiling_ever_enabled(void)
 {
@@ -167,18 +124,14 @@ static __always_inline bool mem_alloc_profiling_ever_enabled(void)
 }
 
 /*
- * On while an optional consumer of the page and slab hooks (call-stack
- * capture, say) is in use; each takes it with static_branch_inc().  The
- * hooks test it once, after the charge or before the uncharge, and reach
- * every consumer through one out-of-line step, so that while none is in
- * use they keep nothing live across a call for them.
+ * Held (static_branch_inc()) by each optional consumer of the page and slab
+ * hooks.  Hooks test it once (after charge, before uncharge) and reach all
+ * through one out-of-line step: while off, nothing is kept live for a call.
  */
 DECLARE_STATIC_KEY_FALSE(alloc_tag_extras_key);
 
 /**
- * alloc_tag_extras_enabled() - does a hook have more to do than charge?
- *
- * Return: true while an optional consumer of the hooks is in use.
+ * alloc_tag_extras_enabled() - is an optional consumer of the hooks in use?
  */
 static __always_inline bool alloc_tag_extras_enabled(void)
 {
@@ -197,9 +150,8 @@ void alloc_tag_ioctl_release(struct alloc_tag_query *query);
 void alloc_tag_metadata_failed(struct alloc_tag *tag);
 void alloc_tag_meta_add(enum alloc_tag_meta kind, long bytes);
 void alloc_tag_show_mem(void);
-/* mm/percpu.c: every percpu chunk gets its tag vector (switching on). */
+/* For the first switch-on: percpu chunks' tag vectors, slab vector caches */
 void pcpu_alloc_tags_fill(void);
-/* mm/slab_common.c: the caches of slab tag vectors (switching on). */
 int slab_tags_init(void);
 
 int alloc_tag_lock_sites(void);
@@ -228,7 +180,6 @@ void alloc_tag_check_unused(struct alloc_tag **ref);
 void alloc_tag_report_untagged(unsigned long caller);
 #endif
 
-/* The tag gets its counters when profiling is first switched on. */
 #define DEFINE_ALLOC_TAG(_name)						\
 	static struct alloc_tag _name __used __aligned(8)		\
 	__section(__stringify(ALLOC_TAG_SECTION)) = {			\
@@ -241,11 +192,8 @@ void alloc_tag_report_untagged(unsigned long caller);
  * @mask: the bits to replace
  * @bits: their new value, within @mask
  *
- * The word holds the page-tag number and flags such as accurate:no, each
- * changed by its own code without a common lock: the other bits must
- * survive, hence the cmpxchg.
- *
- * Context: any context.
+ * Context: any context.  Parts of the word are changed by different code
+ * with no common lock, so a cmpxchg loop keeps the other bits.
  */
 static inline void alloc_tag_flags_replace(struct alloc_tag *tag,
 					   unsigned int mask, unsigned int bits)
@@ -257,17 +205,14 @@ static inline void alloc_tag_flags_replace(struct alloc_tag *tag,
 }
 
 /*
- * Add to a tag's counters.  Allocations and frees happen in every context,
- * including interrupts, so each update must be safe against one:
- * this_cpu_add() gives that on every architecture, with one instruction on
- * x86 and an atomic or LL/SC add on arm64.  Where an architecture has no
- * such instruction the generic this_cpu_add() disables interrupts around
- * the add.
+ * Charges come from any context, interrupts included: this_cpu_add() is
+ * irq-safe (one instruction on x86, an atomic or LL/SC add on arm64,
+ * interrupts off in the generic version).
  */
 static __always_inline void alloc_tag_counters_add(struct alloc_tag *tag,
 						   s64 bytes, s64 calls)
 {
-	/* Load once: for the compiler, a per-CPU update may change tag->counters. */
+	/* Load once: to the compiler, each add may change tag->counters. */
 	struct alloc_tag_counters __percpu *c = READ_ONCE(tag->counters);
 
 	this_cpu_add(c->bytes, bytes);
@@ -311,31 +256,23 @@ static __always_inline void alloc_tag_uncharge(struct alloc_tag **ref,
 }
 
 /*
- * The three helpers below are macros, not inline functions, and this header
- * does not include <linux/sched.h>: it is included at the end of
- * <linux/percpu.h>, which <linux/sched.h> itself includes before struct
- * task_struct is defined, and including <linux/sched.h> from there breaks
- * other include orders (<linux/gfp.h> first, say).  A macro needs the task's
- * field only where it is expanded.  The headers whose wrappers expand them
- * (<linux/gfp.h>, <linux/vmalloc.h>) include <linux/sched.h> at their end.
+ * Macros below, as this header cannot include <linux/sched.h>: that includes
+ * it (via <linux/percpu.h>) before task_struct is defined.  Headers expanding
+ * them (<linux/gfp.h>, ...) include <linux/sched.h> at their end.
  */
 
 /**
- * alloc_tag_current_set() - is an allocation in progress charging a tag?
+ * alloc_tag_current_set() - is profiling on and the current task's tag set?
  *
- * Lets a function that serves both wrapped and unwrapped callers charge its
- * bookkeeping to the wrapped caller, or to its own line otherwise.
- *
- * Return: true if profiling is on and the current task has a tag.
+ * Lets code with both wrapped and unwrapped callers charge its bookkeeping
+ * to a wrapped caller, or to its own line otherwise.
  */
 #define alloc_tag_current_set()						\
 	(mem_alloc_profiling_enabled() && current->alloc_tag)
 
 /**
- * alloc_tag_save() - make @_tag the current task's tag
+ * alloc_tag_save() - make @_tag the task's tag, returning the previous one
  * @_tag: the tag, or ALLOC_TAG_NONE
- *
- * Return: the previous tag, for alloc_tag_restore().
  */
 #define alloc_tag_save(_tag)						\
 ({									\
@@ -352,13 +289,9 @@ static __always_inline void alloc_tag_uncharge(struct alloc_tag **ref,
 #define alloc_tag_restore(_old)	((void)(current->alloc_tag = (_old)))
 
 /*
- * Run _do_alloc with _tag as the current task's tag.  Until profiling is
- * first enabled nothing is done.  From then on the tag is set even while
- * profiling is off: otherwise a nested allocation (a slab page under
- * kmem_cache_alloc_bulk(), say) that starts while profiling is off and is
- * charged after it was switched on would be charged to the outer call
- * site.  The first test's result is reused so that a concurrent switch
- * cannot leave a saved tag unrestored.
+ * Run _do_alloc with _tag as the task's tag once profiling was ever on, even
+ * while off, lest a nested allocation charged after a switch-on go to the
+ * outer site.  _prof is reused so a concurrent switch cannot skip a restore.
  */
 #define alloc_hooks_tag(_tag, _do_alloc)				\
 ({									\
@@ -377,9 +310,8 @@ static __always_inline void alloc_tag_uncharge(struct alloc_tag **ref,
 /**
  * alloc_tag_here() - the tag of the line that expands it
  *
- * For wrappers that pass the tag to an out-of-line function, which charges
- * it with alloc_hooks_tag(): the header of such a wrapper need not include
- * <linux/sched.h> (see <linux/percpu.h>).
+ * For wrappers whose header cannot use current (<linux/percpu.h>): they
+ * pass the tag to an out-of-line function that uses alloc_hooks_tag().
  */
 #define alloc_tag_here()						\
 ({									\
@@ -401,24 +333,18 @@ static __always_inline void alloc_tag_uncharge(struct alloc_tag **ref,
  * alloc_6_1_name() - give an allocation function its 6.1 name as well
  * @name: the 6.1 name; the function is name##_noprof()
  *
- * With profiling compiled in, name() is a macro around name##_noprof().
- * The alias, a symbol that is not exported, is for what finds functions by
- * name: kprobes, BPF and perf probes written for 6.1, ftrace filters, and
- * UML's host-side code, which cannot see these headers' macros.  The
- * assembler gives it the function's type and size.  It is weak so that,
- * of the two names at one address, kallsyms gives the _noprof one (its
- * sort puts weak symbols after the others), as stack traces then show.
+ * name() is a macro; the unexported alias serves what finds functions by
+ * name (kprobes, BPF, perf, ftrace, UML's host side).  It is weak so that
+ * kallsyms, which sorts weak symbols last, names the _noprof function.
  */
 #define alloc_6_1_name(name)						\
 	asm(".weak " __stringify(name) "\n\t"				\
 	    ".set " __stringify(name) ", " __stringify(name##_noprof))
 
 /*
- * __noprof_text (<linux/gfp_types.h>) puts every allocator entry point of
- * vmlinux in .text..noprof, so that a stack walk can tell an entry point
- * by its address, as in_sched_functions() does for __sched, with no
- * symbol lookup.  A section attribute also keeps GCC from splitting a cold
- * part off.  The _noprof helpers of modules are not in it.
+ * .text..noprof holds vmlinux's (not modules') allocator entry points, so a
+ * stack walk can tell one by address, as in_sched_functions() does; the
+ * section also keeps GCC from splitting off a cold part.
  */
 extern char __noprof_text_start[], __noprof_text_end[];
 
@@ -440,11 +366,8 @@ static inline bool in_noprof_functions(unsigned long addr)
 }
 
 /*
- * Compiled out, the headers define foo_noprof as foo, so that the
- * functions, their exports and their kallsyms names are 6.1's.  A call
- * foo(...) still goes through the macro foo(...), alloc_hooks(foo_noprof(...)),
- * which ends as a call to the function foo(): a macro is not expanded again
- * inside its own expansion.
+ * Compiled out, foo_noprof is defined as foo, so symbols are 6.1's, and the
+ * macro foo() calls the function foo(): a macro does not expand in itself.
  */
 #define alloc_hooks(_do_alloc)		_do_alloc
 #define alloc_hooks_tag(_tag, _do_alloc) _do_alloc

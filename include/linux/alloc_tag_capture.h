@@ -1,12 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/*
- * Call-stack capture for chosen allocation call sites
- * (lib/alloc_tag_capture.c).  A selected tag carries ALLOC_TAG_CAPTURE in
- * its codetag.flags.  A hook tests alloc_tag_capture_selected(), a static
- * branch patched out while no site is selected and then that flag, and
- * only for a selected tag calls into lib/alloc_tag_capture.c.  Compiled
- * out, the test is false and no call remains.
- */
+/* Call-stack capture for selected allocation call sites. */
 #ifndef _LINUX_ALLOC_TAG_CAPTURE_H
 #define _LINUX_ALLOC_TAG_CAPTURE_H
 
@@ -27,8 +20,7 @@ DECLARE_STATIC_KEY_FALSE(alloc_tag_capture_key);
 /**
  * alloc_tag_capture_enabled() - is any call site selected for capture?
  *
- * Return: true while at least one site is selected; a patched-out jump
- * otherwise.
+ * Return: true if so; a static branch, patched out while none is.
  */
 static __always_inline bool alloc_tag_capture_enabled(void)
 {
@@ -38,9 +30,6 @@ static __always_inline bool alloc_tag_capture_enabled(void)
 /**
  * alloc_tag_capture_selected() - is @tag's site selected for capture?
  * @tag: a tag, or NULL or ALLOC_TAG_NONE
- *
- * What a hook tests before it calls one of the functions below, which
- * are for selected tags only.
  *
  * Return: true if @tag is a real tag whose site is selected.
  */
@@ -61,7 +50,7 @@ static __always_inline bool alloc_tag_capture_selected(struct alloc_tag *tag)
 }
 #endif /* CONFIG_MEM_ALLOC_PROFILING_CAPTURE */
 
-/* lib/alloc_tag_capture.c, for a tag that alloc_tag_capture_selected(). */
+/* lib/alloc_tag_capture.c: only for a tag alloc_tag_capture_selected(). */
 void __alloc_tag_capture_add(struct alloc_tag *tag, unsigned long key,
 			     unsigned long bytes, unsigned long caller);
 void __alloc_tag_capture_sub(struct alloc_tag *tag, unsigned long key);
@@ -75,8 +64,7 @@ void __alloc_tag_capture_page_move(struct alloc_tag *tag, struct page *dst,
  * @tag: the tag it was charged to
  * @key: the object's address (slab, per-CPU) or its struct page (pages)
  * @bytes: what was charged
- * @caller: return address into the caller of the allocator's entry point,
- *	if known (slab), or 0; used to leave the allocator's own frames out
+ * @caller: where the slab allocator returns to, or 0; trims its frames
  *
  * Context: any context the allocation was made in.
  */

@@ -1,11 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Code tagging: a static tag per call site, placed by the compiler in a named
- * ELF section, that the kernel can enumerate in vmlinux and in every loaded
- * module.  A user of the framework (a "tag type") embeds struct codetag at
- * the start of its own tag structure, puts those structures in its section
- * and registers the type; lib/codetag.c then finds the tags and keeps track
- * of modules coming and going.
+ * Code tagging: a static tag per call site in a tag type's ELF section; the
+ * type's tags start with struct codetag.  See lib/codetag.c.
  */
 #ifndef _LINUX_CODETAG_H
 #define _LINUX_CODETAG_H
@@ -25,8 +21,7 @@ struct codetag_range;
  * @function: function containing the call site
  * @filename: source file of the call site
  *
- * 32 bytes on 64-bit.  Tags are 8-byte aligned and their size a multiple of 8
- * so that the linker packs a section as an array that can be walked.
+ * 32 bytes on 64-bit; 8-byte aligned so a section packs as a walkable array.
  */
 struct codetag {
 	unsigned int flags;
@@ -50,15 +45,11 @@ struct codetag {
  * @tag_size: size of one tag, a multiple of 8 and at least sizeof(codetag)
  * @vmlinux_start: first tag in vmlinux (linker-provided __start_<section>)
  * @vmlinux_stop: end of the tags in vmlinux (__stop_<section>)
- * @module_load: optional, called when a module with tags of this type is
- *	loaded, before its code runs; a non-zero return fails the load
- * @module_unload: optional, called when such a module goes away or, later,
- *	to ask again; return true while the module's tags are still referenced
- *	(for example by live allocations).  The framework then keeps the tags
- *	(not the module), with copies of their strings, keeps listing them and
- *	asks again at the next module load or unload; resources the type
- *	attached in @module_load must be released only when it returns false.
- *	The range's @mod is set at the first call and NULL at the later ones.
+ * @module_load: optional, at a module's load, before it runs; non-zero fails it
+ * @module_unload: optional, called when a module with such tags goes away,
+ *	then (range->mod NULL) at each module load or unload for as long as it
+ *	returns true: the tags are still referenced and are kept, with copies of
+ *	their strings.  Release what @module_load set up only on false.
  */
 struct codetag_type_desc {
 	const char *section;
@@ -89,10 +80,7 @@ struct codetag_range {
  * codetag_range_unloaded() - is @range the tags of a module that is gone?
  * @range: a range of tags
  *
- * A module's range stays listed after the module's unload while its type
- * says its tags are still referenced; @mod is NULL from then on.
- *
- * Return: true for such a range, false for vmlinux and loaded modules.
+ * Return: true if @range is of an unloaded module whose tags are kept.
  */
 static inline bool codetag_range_unloaded(const struct codetag_range *range)
 {
@@ -105,11 +93,7 @@ static inline bool codetag_range_unloaded(const struct codetag_range *range)
  * @range: range of the current tag
  * @ct: current tag, NULL before the first and after the last
  * @range_id: internal: id of the range, to resume after the lock was dropped
- * @index: internal: index of @ct in its range
- *
- * An iterator may be kept across codetag_lock_module_list() sections (for
- * example across read() calls of a seq_file): codetag_next_ct() resumes from
- * the same range if it still exists, so reading n tags costs O(n).
+ * @index: internal: index of @ct in @range
  */
 struct codetag_iterator {
 	struct codetag_type *cttype;

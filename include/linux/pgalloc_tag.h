@@ -1,17 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Allocation tags for pages: which call site a page (or a higher-order block
- * of pages) was charged to.
- *
- * A page remembers its tag as a small index, not a pointer: in spare bits of
- * page->flags when the configuration leaves enough of them (no memory per
- * page at all), otherwise in a 4-byte slot per page frame.  Only the first
- * page of an allocation carries the index; splitting copies it to the other
- * pages, migration moves it to the new page.
- *
- * The hooks are called by the page allocator; each is an inline test of a
- * static key around an out-of-line function, always inlined so that while
- * profiling is off a hook is the patched branch and nothing else.
+ * Page allocation tags: a block's first page keeps its tag's number, in
+ * page->flags or in a 4-byte slot per page frame.  Hooks are always inlined
+ * so that while profiling is off each is a patched branch (sub_tail: a test
+ * of the peeked number) and nothing else.
  */
 #ifndef _LINUX_PGALLOC_TAG_H
 #define _LINUX_PGALLOC_TAG_H
@@ -44,8 +36,7 @@ static __always_inline void pgalloc_tag_add(struct page *page,
 
 /**
  * pgalloc_tag_sub() - release the charge of a block of pages being freed
- * @page: first page of the block; its refcount is zero (the tag is
- *	cleared with a plain store)
+ * @page: first page of the block; refcount zero, so a plain store clears it
  * @order: order of the block
  */
 static __always_inline void pgalloc_tag_sub(struct page *page,
@@ -61,8 +52,7 @@ static __always_inline void pgalloc_tag_sub(struct page *page,
  * @order: order of the block
  * @head: the block is a compound page
  *
- * Return: the tag's number for a non-compound block of order > 0, else 0
- * (also while no tag can be set).
+ * Return: the tag number of a non-compound block of order > 0, else 0.
  */
 static __always_inline unsigned int pgalloc_tag_peek(struct page *page,
 						     unsigned int order,
@@ -75,14 +65,10 @@ static __always_inline unsigned int pgalloc_tag_peek(struct page *page,
 
 /**
  * pgalloc_tag_sub_tail() - release all but the first page of a block
- * @page: first page of the block
- * @tag: what pgalloc_tag_peek() returned for the block before the caller
- *	dropped its reference (the first page may have been freed since,
- *	and its tag cleared, by the holder of another reference)
+ * @page: first page of a non-compound block whose other pages are freed now
+ * @tag: pgalloc_tag_peek()'s result from before the caller dropped its
+ *	reference: another holder may since have freed the first page
  * @order: order of the block
- *
- * For a non-compound block whose other pages are freed now, while the
- * first page stays allocated.
  */
 static __always_inline void pgalloc_tag_sub_tail(struct page *page,
 						 unsigned int tag,
@@ -97,8 +83,7 @@ static __always_inline void pgalloc_tag_sub_tail(struct page *page,
  * @page: first page of the block
  * @nr: number of pages in the block
  *
- * Each page gets the block's tag, and the tag one call per extra page, so
- * that freeing the pages one by one brings bytes and calls back to zero.
+ * Each page gets the block's tag, charged a call per extra page for its free.
  */
 static __always_inline void pgalloc_tag_split(struct page *page,
 					      unsigned int nr)
@@ -113,10 +98,8 @@ static __always_inline void pgalloc_tag_split(struct page *page,
  * @src: first page of the old block
  * @nr: number of pages of each
  *
- * @dst takes over @src's tag (giving up what its own allocation charged);
- * @src is left untagged, so freeing it releases nothing.  Nothing moves to
- * or from a ZONE_DEVICE page: those are not page allocator pages, and the
- * system RAM page releases its charge when it is freed.
+ * @dst takes over @src's tag, releasing its own; @src is left untagged.
+ * Nothing moves to or from a ZONE_DEVICE page (not from the page allocator).
  */
 static __always_inline void pgalloc_tag_move(struct page *dst,
 					     struct page *src, unsigned int nr)
