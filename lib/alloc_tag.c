@@ -690,11 +690,14 @@ static noinline void pgtag_uncharge_extras(struct alloc_tag *tag, u32 idx,
 					   unsigned int nr, bool first,
 					   struct page *page)
 {
-	/* Capture first, while the tag is charged; @page keys the block. */
+	/*
+	 * Before the uncharge: once its sum is zero, an unloaded module's tag
+	 * may be released and its number given to another tag.
+	 */
 	if (first)
 		alloc_tag_capture_sub(tag, (unsigned long)page);
-	alloc_tag_counters_add(tag, -((s64)nr << PAGE_SHIFT), first ? -1 : 0);
 	alloc_tag_node_add(idx, page_to_nid(page), -((long)nr << PAGE_SHIFT), first ? -1 : 0);
+	alloc_tag_counters_add(tag, -((s64)nr << PAGE_SHIFT), first ? -1 : 0);
 }
 
 /*

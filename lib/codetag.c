@@ -119,7 +119,7 @@ static void __maybe_unused ct_del_range(struct codetag_type *cttype, struct ct_r
 	if (range->owns_section)
 		ct_section_free(range->r.start,
 				(char *)range->r.stop - (char *)range->r.start);
-	kfree(range->strings);
+	kvfree(range->strings);
 	kfree(range);
 }
 
@@ -559,8 +559,8 @@ static void copy_range_strings(struct codetag_type *cttype,
 	struct codetag *ct;
 	char *p;
 
-	cs.old = kmalloc_array(3 * n, sizeof(*cs.old), GFP_KERNEL);
-	cs.new = kmalloc_array(3 * n, sizeof(*cs.new), GFP_KERNEL);
+	cs.old = kvmalloc_array(3 * n, sizeof(*cs.old), GFP_KERNEL);
+	cs.new = kvmalloc_array(3 * n, sizeof(*cs.new), GFP_KERNEL);
 	if (!cs.old || !cs.new)
 		goto fail;
 	for (i = 0; i < n; i++) {
@@ -569,7 +569,7 @@ static void copy_range_strings(struct codetag_type *cttype,
 		note_string(&cs, ct->function, mod);
 		note_string(&cs, ct->filename, mod);
 	}
-	p = kmalloc(cs.len ?: 1, GFP_KERNEL);
+	p = kvmalloc(cs.len ?: 1, GFP_KERNEL);
 	if (!p)
 		goto fail;
 	range->strings = p;
@@ -585,12 +585,12 @@ static void copy_range_strings(struct codetag_type *cttype,
 		ct->function = copied_string(&cs, ct->function);
 		ct->filename = copied_string(&cs, ct->filename);
 	}
-	kfree(cs.old);
-	kfree(cs.new);
+	kvfree(cs.old);
+	kvfree(cs.new);
 	return;
 fail:
-	kfree(cs.old);
-	kfree(cs.new);
+	kvfree(cs.old);
+	kvfree(cs.new);
 	pr_warn("%s: no memory to keep the names of its tags\n",
 		range->r.modname);
 	for (i = 0; i < n; i++) {
