@@ -771,7 +771,7 @@ void __pgalloc_tag_split(struct page *page, unsigned int nr)
 		__alloc_tag_capture_page_split(tag, page, nr);
 }
 
-void __pgalloc_tag_move(struct page *dst, struct page *src, unsigned int nr)
+void __pgalloc_tag_swap(struct page *dst, struct page *src, unsigned int nr)
 {
 	u32 didx, sidx;
 
@@ -781,21 +781,19 @@ void __pgalloc_tag_move(struct page *dst, struct page *src, unsigned int nr)
 	sidx = pgtag_get(src);
 
 	/* Both pages are in use: other flags may change, use pgtag_set(). */
-	if (didx) {
-		pgtag_set(dst, 0);
-		pgtag_uncharge(didx, nr, true, dst);
-	}
-	if (!sidx)
-		return;
 	pgtag_set(dst, sidx);
-	pgtag_set(src, 0);
+	pgtag_set(src, didx);
 	alloc_tag_node_add(sidx, page_to_nid(src), -((long)nr << PAGE_SHIFT), -1);
 	alloc_tag_node_add(sidx, page_to_nid(dst), (long)nr << PAGE_SHIFT, 1);
+	alloc_tag_node_add(didx, page_to_nid(dst), -((long)nr << PAGE_SHIFT), -1);
+	alloc_tag_node_add(didx, page_to_nid(src), (long)nr << PAGE_SHIFT, 1);
 	if (alloc_tag_capture_enabled()) {
-		struct alloc_tag *tag = alloc_tag_from_index(sidx);
+		struct alloc_tag *stag = sidx ? alloc_tag_from_index(sidx) : NULL;
+		struct alloc_tag *dtag = didx ? alloc_tag_from_index(didx) : NULL;
 
-		if (alloc_tag_capture_selected(tag))
-			__alloc_tag_capture_page_move(tag, dst, src);
+		if (alloc_tag_capture_selected(stag) ||
+		    alloc_tag_capture_selected(dtag))
+			__alloc_tag_capture_page_swap(dst, src);
 	}
 }
 
@@ -828,25 +826,39 @@ static void __init pgtag_setup(void)
 				      ALLOC_TAG_INDEX_MASK + 1ULL) - ntags - 1;
 }
 
-/* The first online page that chunk @c covers, or NULL if none is. */
-static struct page *pgtag_chunk_online(unsigned long c)
+/*
+ * Does chunk @c cover online memory?  Asked of the sections, not of their
+ * pages: a section's first pages may be a hole, and at boot deferred
+ * memmap init may not have initialized its struct pages yet.
+ */
+static bool pgtag_chunk_online(unsigned long c)
 {
 	unsigned long pfn = c << PGTAG_CHUNK_SHIFT;
 	unsigned long end = pfn + PGTAG_CHUNK_PAGES;
 
 #ifdef CONFIG_SPARSEMEM
-	for (; pfn < end; pfn = ALIGN(pfn + 1, PAGES_PER_SECTION)) {
-		struct page *page = pfn_to_online_page(pfn);
-
-		if (page)
-			return page;
-	}
-	return NULL;
+	for (; pfn < end && pfn_to_section_nr(pfn) < NR_MEM_SECTIONS;
+	     pfn = ALIGN(pfn + 1, PAGES_PER_SECTION))
+		if (online_section_nr(pfn_to_section_nr(pfn)))
+			return true;
+	return false;
 #else
 	/* One range of page frames, with its holes in the memmap. */
 	pfn = max_t(unsigned long, pfn, ARCH_PFN_OFFSET);
-	return pfn < end && pfn_valid(pfn) ? pfn_to_page(pfn) : NULL;
+	return pfn < end && pfn_valid(pfn);
 #endif
+}
+
+/* The node whose span holds chunk @c's first page, from no struct page. */
+static int pgtag_chunk_nid(unsigned long c)
+{
+	unsigned long pfn = c << PGTAG_CHUNK_SHIFT;
+	int nid;
+
+	for_each_online_node(nid)
+		if (pfn >= node_start_pfn(nid) && pfn < node_end_pfn(nid))
+			return nid;
+	return NUMA_NO_NODE;
 }
 
 static int pgtag_chunk_add(struct pgtag_dir *dir, unsigned long c, int nid)
@@ -887,7 +899,6 @@ static int pgtag_first_on(void)
 {
 	unsigned long c, nr;
 	struct pgtag_dir *dir;
-	struct page *page;
 	int err = 0;
 
 	if (!pgtag_in_array())
@@ -904,11 +915,9 @@ static int pgtag_first_on(void)
 		err = -ENOMEM;
 	else
 		dir->nr = nr;
-	for (c = 0; !err && c < nr; c++) {
-		page = pgtag_chunk_online(c);
-		if (page)
-			err = pgtag_chunk_add(dir, c, page_to_nid(page));
-	}
+	for (c = 0; !err && c < nr; c++)
+		if (pgtag_chunk_online(c))
+			err = pgtag_chunk_add(dir, c, pgtag_chunk_nid(c));
 	if (!err)
 		smp_store_release(&pgtag_dir, dir);	/* filled before seen */
 	else if (dir)

@@ -396,26 +396,32 @@ void __cold __alloc_tag_capture_page_split(struct alloc_tag *tag,
 }
 
 /**
- * __alloc_tag_capture_page_move() - the record of @src follows its data
- * @tag: the tag that @dst took over
- * @dst: first page of the new block
- * @src: first page of the old block
+ * __alloc_tag_capture_page_swap() - two blocks exchanged their tags
+ * @a: first page of one block
+ * @b: first page of the other
+ *
+ * Migration: the records follow the data, as the tags do.
  *
  * Context: any context.
  */
-void __cold __alloc_tag_capture_page_move(struct alloc_tag *tag,
-					  struct page *dst, struct page *src)
+void __cold __alloc_tag_capture_page_swap(struct page *a, struct page *b)
 {
+	struct capture_pool *pool;
 	unsigned long flags;
-	u32 i;
+	u32 i, j;
 
 	raw_spin_lock_irqsave(&capture_lock, flags);
-	if (capture_site_locked(tag) >= 0) {
-		i = rec_unlink(capture_pool, (unsigned long)src);
+	pool = capture_pool;
+	if (pool) {
+		i = rec_unlink(pool, (unsigned long)a);
+		j = rec_unlink(pool, (unsigned long)b);
 		if (i != CAPTURE_NIL) {
-			rec_drop(capture_pool, (unsigned long)dst);
-			capture_pool->recs[i].key = (unsigned long)dst;
-			rec_insert(capture_pool, i);
+			pool->recs[i].key = (unsigned long)b;
+			rec_insert(pool, i);
+		}
+		if (j != CAPTURE_NIL) {
+			pool->recs[j].key = (unsigned long)a;
+			rec_insert(pool, j);
 		}
 	}
 	raw_spin_unlock_irqrestore(&capture_lock, flags);

@@ -27,6 +27,8 @@
 #include <linux/string.h>
 #include <linux/vmalloc.h>
 
+#include "../mm/slab.h"
+
 /* One stack of a site, as tools/vm/allocinfo stacks lists it. */
 struct test_stat {
 	u32 handle;		/* stack depot handle of one of its objects */
@@ -195,6 +197,8 @@ static struct alloc_tag *test_find_tag(const char *file, unsigned int line)
 }
 
 #define OBJ_SIZE	100
+/* What a kmalloc(OBJ_SIZE) is charged: its cache's slot size. */
+#define OBJ_CHARGE	((size_t)kmalloc_slab(OBJ_SIZE, GFP_KERNEL)->size)
 #define MAX_OBJS	32
 
 static unsigned int helper_line, page_line, vmalloc_line, percpu_line;
@@ -392,7 +396,7 @@ static void alloc_tag_test_capture_callers(struct kunit *test)
 		"capture_test_caller3", "capture_test_caller2",
 		"capture_test_caller1",
 	};
-	size_t size = kmalloc_size_roundup(OBJ_SIZE);
+	size_t size = OBJ_CHARGE;
 	struct test_stat st[4];
 	unsigned long records, dropped;
 	char *site = site_of(test, helper_line);
@@ -491,7 +495,7 @@ static void alloc_tag_test_capture_bad_input(struct kunit *test)
 
 static void alloc_tag_test_capture_cap(struct kunit *test)
 {
-	size_t size = kmalloc_size_roundup(OBJ_SIZE);
+	size_t size = OBJ_CHARGE;
 	struct test_stat st[2];
 	unsigned long records, dropped;
 	int i;
@@ -659,7 +663,7 @@ static enum hrtimer_restart capture_test_timer(struct hrtimer *timer)
 
 static void alloc_tag_test_capture_interrupt(struct kunit *test)
 {
-	size_t size = kmalloc_size_roundup(OBJ_SIZE);
+	size_t size = OBJ_CHARGE;
 	struct test_stat st[2];
 	struct capture_irq irq = { };
 
@@ -686,7 +690,7 @@ static void alloc_tag_test_capture_interrupt(struct kunit *test)
 /* vm.mem_profiling off: nothing charged, nothing captured; frees still count. */
 static void alloc_tag_test_capture_switch(struct kunit *test)
 {
-	size_t size = kmalloc_size_roundup(OBJ_SIZE);
+	size_t size = OBJ_CHARGE;
 	unsigned long records, dropped;
 
 	KUNIT_ASSERT_EQ(test, command(test, "%s:%u", helper_line), 0);

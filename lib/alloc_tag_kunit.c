@@ -81,12 +81,13 @@ static void expect_site(struct kunit *test, unsigned int line,
 }
 
 /*
- * What one kmalloc(@size) is charged: the object size of the cache it
- * comes from, or whole pages above KMALLOC_MAX_CACHE_SIZE.
+ * What one kmalloc(@size) is charged: the slot size of the cache it comes
+ * from, or whole pages above KMALLOC_MAX_CACHE_SIZE.
  */
 static u64 kmalloc_charge(struct kunit *test, size_t size)
 {
-	size_t bytes = kmalloc_size_roundup(size);
+	size_t bytes = size > KMALLOC_MAX_CACHE_SIZE ? kmalloc_size_roundup(size) :
+		       kmalloc_slab(size, GFP_KERNEL)->size;
 
 	/* Not 0: a hook that charged nothing must not pass. */
 	KUNIT_EXPECT_GE_MSG(test, bytes, size, "kmalloc_size_roundup(%zu)", size);
@@ -192,7 +193,7 @@ static void alloc_tag_test_kmem_cache(struct kunit *test)
 	got = kmem_cache_alloc_bulk(s, GFP_KERNEL, 4, bulk); AT(l5);
 	KUNIT_ASSERT_TRUE(test, a && b && c && d);
 	KUNIT_ASSERT_EQ(test, got, 4);
-	osize = kmem_cache_size(s);
+	osize = s->size;
 	KUNIT_EXPECT_GE(test, osize, 200U);
 	expect_site(test, l1, osize, 1);
 	expect_site(test, l2, osize, 1);
@@ -391,9 +392,8 @@ static void alloc_tag_test_folios(struct kunit *test)
 }
 
 /*
- * Migration moves the charge with the data: the new page ends up charged to
- * the old page's line (its own charge dropped) and the old page to nothing,
- * so freeing the old page after migration decrements nothing.
+ * Migration swaps the charges: the new page is charged to the old page's
+ * line, the old page to the new one's, which its free then releases.
  */
 static void alloc_tag_test_migrate(struct kunit *test)
 {
@@ -415,7 +415,8 @@ static void alloc_tag_test_migrate(struct kunit *test)
 	folio_unlock(dst);
 	folio_unlock(src);
 	expect_site(test, l1, PAGE_SIZE, 1);
-	expect_site(test, l2, 0, 0);
+	expect_site(test, l2, PAGE_SIZE, 1);
+	/* The old page now carries the new one's charge. */
 	folio_put(src);
 	expect_site(test, l1, PAGE_SIZE, 1);
 	expect_site(test, l2, 0, 0);
@@ -476,9 +477,9 @@ static void alloc_tag_test_zone_device(struct kunit *test)
 	KUNIT_ASSERT_TRUE(test, is_zone_device_page(dev));
 	page = alloc_page(GFP_KERNEL); AT(l1);
 	KUNIT_ASSERT_NOT_NULL(test, page);
-	pgalloc_tag_move(dev, page, 1);
+	pgalloc_tag_swap(dev, page, 1);
 	expect_site(test, l1, PAGE_SIZE, 1);
-	pgalloc_tag_move(page, dev, 1);
+	pgalloc_tag_swap(page, dev, 1);
 	expect_site(test, l1, PAGE_SIZE, 1);
 	__free_page(page);
 	expect_site(test, l1, 0, 0);

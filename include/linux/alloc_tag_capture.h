@@ -56,8 +56,7 @@ void __alloc_tag_capture_add(struct alloc_tag *tag, unsigned long key,
 void __alloc_tag_capture_sub(struct alloc_tag *tag, unsigned long key);
 void __alloc_tag_capture_page_split(struct alloc_tag *tag, struct page *page,
 				    unsigned int nr);
-void __alloc_tag_capture_page_move(struct alloc_tag *tag, struct page *dst,
-				   struct page *src);
+void __alloc_tag_capture_page_swap(struct page *a, struct page *b);
 
 /**
  * alloc_tag_capture_add() - record the stack of an allocation just charged

@@ -20,7 +20,7 @@ unsigned int __pgalloc_tag_peek(struct page *page);
 void __pgalloc_tag_sub_tail(struct page *page, unsigned int tag,
 			    unsigned int nr);
 void __pgalloc_tag_split(struct page *page, unsigned int nr);
-void __pgalloc_tag_move(struct page *dst, struct page *src, unsigned int nr);
+void __pgalloc_tag_swap(struct page *dst, struct page *src, unsigned int nr);
 
 /**
  * pgalloc_tag_add() - charge a new block of pages to the current tag
@@ -93,19 +93,21 @@ static __always_inline void pgalloc_tag_split(struct page *page,
 }
 
 /**
- * pgalloc_tag_move() - migration: the data of @src now lives in @dst
+ * pgalloc_tag_swap() - migration: the data of @src now lives in @dst
  * @dst: first page of the new block
  * @src: first page of the old block
  * @nr: number of pages of each
  *
- * @dst takes over @src's tag, releasing its own; @src is left untagged.
- * Nothing moves to or from a ZONE_DEVICE page (not from the page allocator).
+ * The blocks exchange their tags: @dst's charge goes with the data, and
+ * @src releases @dst's own when it is freed, or keeps it if it stays in
+ * use (a hugetlb page going back to its pool).  Nothing moves to or from a
+ * ZONE_DEVICE page (not from the page allocator).
  */
-static __always_inline void pgalloc_tag_move(struct page *dst,
+static __always_inline void pgalloc_tag_swap(struct page *dst,
 					     struct page *src, unsigned int nr)
 {
 	if (mem_alloc_profiling_ever_enabled())
-		__pgalloc_tag_move(dst, src, nr);
+		__pgalloc_tag_swap(dst, src, nr);
 }
 
 #else /* CONFIG_MEM_ALLOC_PROFILING */
@@ -121,7 +123,7 @@ static inline unsigned int pgalloc_tag_peek(struct page *page,
 static inline void pgalloc_tag_sub_tail(struct page *page, unsigned int tag,
 					unsigned int order) {}
 static inline void pgalloc_tag_split(struct page *page, unsigned int nr) {}
-static inline void pgalloc_tag_move(struct page *dst, struct page *src,
+static inline void pgalloc_tag_swap(struct page *dst, struct page *src,
 				    unsigned int nr) {}
 
 #endif /* CONFIG_MEM_ALLOC_PROFILING */

@@ -122,8 +122,8 @@ if [ -f $pcpu ]; then
 			[ "$(site allocprof_pcpu_alloc)" = "$((64 * cpus)) 1" ]
 		check "boot 0: page allocated after the switch: $psz bytes, 1 call" \
 			[ "$(site allocprof_pcpu_page)" = "$psz 1" ]
-		check "boot 0: kmalloc(128) after the switch: 128 bytes, 1 call" \
-			[ "$(site allocprof_pcpu_slab)" = "128 1" ]
+		check "boot 0: kmalloc(128) after the switch: $(kmalloc_slot 128) bytes, 1 call" \
+			[ "$(site allocprof_pcpu_slab)" = "$(kmalloc_slot 128) 1" ]
 		case $(grep ' \[allocprof_pcpu\] ' $F) in
 		*accurate:no*) fail "boot 0: allocations after the switch are accurate" ;;
 		*) pass "boot 0: allocations after the switch are accurate" ;;

@@ -11,7 +11,7 @@ C=/sys/kernel/debug/allocinfo/capture
 S=/sys/kernel/debug/allocinfo/stacks
 M=allocprof_capture
 P=/sys/module/$M/parameters
-OBJ=256		# kmalloc(200) comes from kmalloc-256
+OBJ=$(kmalloc_slot 256)	# kmalloc(200) comes from kmalloc-256
 
 check "no kallsyms: /proc/kallsyms is absent" [ ! -e /proc/kallsyms ]
 insmod /data/allocprof_holder.ko || fail "insmod allocprof_holder"

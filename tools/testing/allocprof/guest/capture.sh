@@ -12,7 +12,7 @@ C=$D/capture
 S=$D/stacks
 M=allocprof_capture
 P=/sys/module/$M/parameters
-OBJ=256		# kmalloc(200) comes from kmalloc-256
+OBJ=$(kmalloc_slot 256)	# kmalloc(200) comes from kmalloc-256
 
 if [ ! -e $C ]; then
 	fail "capture: $C exists (CONFIG_MEM_ALLOC_PROFILING_CAPTURE)"
@@ -74,11 +74,12 @@ check "capture: site_bytes of the tag agree" [ "$(site_field site_bytes)" = $((6
 if [ -x /data/allocinfo-static ]; then
 	/data/allocinfo-static stacks --module $M > /tmp/tool
 	cat /tmp/tool
-	check "allocinfo stacks: caller3's stack first, 768 B in 3 calls" \
-		sh -c "grep -A1 'captured 1.5 KiB in 6 calls, 3 stacks' /tmp/tool | grep -q '768 B  *3  ${M}_helper'"
-	check "allocinfo stacks --json: 3 stacks with 768, 512 and 256 bytes" \
+	# Exact bytes in the JSON; the text's units depend on OBJ.
+	check "allocinfo stacks: caller3's stack first, 3 calls" \
+		sh -c "grep -A1 'captured [0-9.]* [KMG]*i*B in 6 calls, 3 stacks' /tmp/tool | grep -q ' [KMG]*i*B  *3  ${M}_helper'"
+	check "allocinfo stacks --json: 3 stacks with $((3 * OBJ)), $((2 * OBJ)) and $OBJ bytes" \
 		[ "$(/data/allocinfo-static stacks --json --module $M | grep -o '{"bytes": [0-9]*, "calls": [0-9]*' | tr '\n' ' ')" = \
-		  '{"bytes": 768, "calls": 3 {"bytes": 512, "calls": 2 {"bytes": 256, "calls": 1 ' ]
+		  "{\"bytes\": $((3 * OBJ)), \"calls\": 3 {\"bytes\": $((2 * OBJ)), \"calls\": 2 {\"bytes\": $OBJ, \"calls\": 1 " ]
 else
 	skip "allocinfo stacks in the guest (no /data/allocinfo-static)"
 fi

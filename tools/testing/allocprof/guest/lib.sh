@@ -19,6 +19,13 @@ memcg_child() {
 	echo $$ > /sys/fs/cgroup/$1/cgroup.procs
 	check "$2: shell runs in a child memory cgroup" grep -qx "0::/$1" /proc/self/cgroup
 }
+# kmalloc_slot N: what profiling charges an object of the kmalloc-N cache,
+# its slot size (larger than N with KASAN's metadata); N where SLUB's sysfs
+# files are absent.
+kmalloc_slot() {
+	cat "/sys/kernel/slab/kmalloc-$1/slab_size" 2>/dev/null || echo "$1"
+}
+
 # slab_kb: kB in slab pages.  Every slab page comes from alloc_slab_page();
 # SLUB counts each cache's slabs (/sys/kernel/slab/CACHE/slabs, with
 # CONFIG_SLUB_DEBUG; merged caches are symlinks, counted once) at the
