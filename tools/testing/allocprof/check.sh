@@ -219,6 +219,11 @@ section "QEMU boot checks"
 K=$B/kernel/arch/x86/boot/bzImage
 if [ $have_on = 1 ]; then
 	boot "$K" allocinfo allocinfo.sh ""
+	# Firmware may reserve the first 2 MiB of a memory section: the
+	# section's page-tag chunk is there all the same (or every charge of
+	# its pages warns).
+	# shellcheck disable=SC2016
+	boot "$K" hole allocinfo.sh 'memmap=2M$128M'
 	if [ $have_mod = 1 ]; then
 		# shellcheck disable=SC2046
 		boot "$K" modules modules.sh "" $(mods kernel)
