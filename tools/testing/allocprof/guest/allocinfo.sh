@@ -32,7 +32,16 @@ pgline=$(dmesg | grep -o 'alloc_tag: page tags: .*')
 case $pgline in
 *"(page->flags has no room)")
 	pgbytes=$(echo "$pgline" | sed -n 's/^alloc_tag: page tags: \([0-9]*\) bytes, 4 per page frame.*/\1/p')
-	check "page tags in the array, as page->flags has no room" [ -n "$pgbytes" ] ;;
+	check "page tags in the array, as page->flags has no room" [ -n "$pgbytes" ]
+	# A chunk of 128 KiB of slots per 128 MiB of page frames, and as
+	# many as there are online memory blocks where those are as large
+	# (x86-64), whatever holes a block starts with.
+	M=/sys/devices/system/memory
+	if [ "$(cat $M/block_size_bytes 2>/dev/null)" = 8000000 ]; then
+		blocks=$(cat $M/memory*/state | grep -c '^online$')
+		check "page tags: a chunk for each of the $blocks online memory blocks" \
+			[ $((pgbytes / 131072)) = "$blocks" ]
+	fi ;;
 *)
 	pgbytes=0
 	check "page tags kept in page->flags (no per-page memory)" \
