@@ -150,8 +150,9 @@ void alloc_tag_ioctl_release(struct alloc_tag_query *query);
 void alloc_tag_metadata_failed(struct alloc_tag *tag);
 void alloc_tag_meta_add(enum alloc_tag_meta kind, long bytes);
 void alloc_tag_show_mem(void);
-/* For the first switch-on: percpu chunks' tag vectors, slab vector caches */
+/* The first switch-on: every percpu chunk gets its tag vector. */
 void pcpu_alloc_tags_fill(void);
+/* The first switch-on: the caches of slab tag vectors. */
 int slab_tags_init(void);
 
 int alloc_tag_lock_sites(void);
