@@ -57,7 +57,7 @@ after=$(free_kb)
 vafter=$(meminfo VmallocUsed)
 check "$N loads and unloads of a leaking module all succeed" [ $ok = 1 ]
 set -- $(dmesg | sed -n "s/.*$M: sites \([0-9]*\) \([0-9]*\) size \([0-9]*\) image.*/\1 \2 \3/p" | tail -1)
-l1=$1 l2=$2 osz=${3:-0}
+l1=$1 l2=$2 osz=$(kmalloc_slot "${3:-0}")
 echo "leak sites: kmalloc line $l1: $(sums $l1); page line $l2: $(sums $l2)"
 check "all $N leaked objects still charged to the module's line" \
 	[ "$(sums $l1)" = "$N $((N * osz)) $N" ]

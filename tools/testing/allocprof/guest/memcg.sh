@@ -17,9 +17,12 @@ check "memcg: booted with profiling off" [ "$(sysctl_val)" = 0 ]
 
 slab() { awk '$1 == "slab" { print $2 }' $C/memory.stat; }
 site() { grep "$M.c:$1 \[$M\] func:${M}_init\$" $F | awk '{ print $1, $2 }'; }
-# "LINE BYTES CALLS" of the module's last load, as it reports them.
+# "LINE BYTES CALLS" of the module's last load, BYTES as profiling charges
+# them: the kmalloc cache's slot (kmalloc_slot) per object.
 loaded_report() {
-	dmesg | sed -n "s/.*$M: line \([0-9]*\) bytes \([0-9]*\) calls \([0-9]*\)$/\1 \2 \3/p" | tail -1
+	set -- $(dmesg | sed -n "s/.*$M: line \([0-9]*\) bytes \([0-9]*\) calls \([0-9]*\)$/\1 \2 \3/p" | tail -1)
+	[ -n "$3" ] && [ "$3" -gt 0 ] || { echo "$@"; return; }
+	echo "$1 $(($(kmalloc_slot $(($2 / $3))) * $3)) $3"
 }
 
 state() { # state NAME: load, check both charges, unload, check both released

@@ -28,7 +28,7 @@ check "the boot's 1,nodes left no sysctl error" \
 # Pinned allocations: node n holds (n + 1) * nr objects and pages.
 insmod /data/$M.ko nr=64 || fail "insmod $M"
 set -- $(dmesg | sed -n "s/.*$M: kmalloc \([0-9]*\) page \([0-9]*\) nr \([0-9]*\) size \([0-9]*\) page_size \([0-9]*\)$/\1 \2 \3 \4 \5/p" | tail -1)
-kl=$1 pl=$2 nr=$3 sz=$4 psz=$5
+kl=$1 pl=$2 nr=$3 sz=$(kmalloc_slot "$4") psz=$5
 grep " \[$M\] " $N
 node_site() { # LINE NODE: "bytes calls" of the line on the node
 	grep " [^ ]*$M.c:$1 \[$M\] func:${M}_init node:$2\$" $N | awk '{print $1, $2}'

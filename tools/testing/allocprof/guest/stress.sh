@@ -339,7 +339,7 @@ if [ $fault = 1 ]; then
 		[ "$(grep -c '\[allocprof_test\]' $F)" = 0 ]
 	insmod /data/allocprof_test.ko
 	l1=$(dmesg | sed -n 's/.*allocprof_test: sites \([0-9]*\) .*/\1/p' | tail -1)
-	s1=$(dmesg | sed -n 's/.*allocprof_test: sizes \([0-9]*\) .*/\1/p' | tail -1)
+	s1=$(kmalloc_slot "$(dmesg | sed -n 's/.*allocprof_test: sizes \([0-9]*\) .*/\1/p' | tail -1)")
 	check "fault run: a clean load afterwards charges exactly (${s1:-?} bytes)" \
 		[ "$(grep "allocprof_test.c:$l1 \[allocprof_test\]" $F | awk '{print $1, $2}')" = "${s1:-none} 1" ]
 	rmmod allocprof_test

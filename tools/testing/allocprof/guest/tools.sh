@@ -31,7 +31,7 @@ no_wrap() {
 M=allocprof_test
 insmod /data/allocprof_holder.ko && insmod /data/$M.ko
 l1=$(dmesg | sed -n "s/.*$M: sites \([0-9]*\) .*/\1/p" | tail -1)
-s1=$(dmesg | sed -n "s/.*$M: sizes \([0-9]*\) .*/\1/p" | tail -1)
+s1=$(kmalloc_slot "$(dmesg | sed -n "s/.*$M: sizes \([0-9]*\) .*/\1/p" | tail -1)")
 quiet_site() { grep "$M.c:$l1 \[$M\] " $F | awk '{print $1, $2}'; }
 check "tools: $M charges its site exactly at load (${s1:-?} bytes)" \
 	[ "$(quiet_site)" = "${s1:-none} 1" ]

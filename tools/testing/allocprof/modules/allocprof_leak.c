@@ -20,15 +20,6 @@ static bool leak = true;
 module_param(leak, bool, 0444);
 MODULE_PARM_DESC(leak, "leak the object and the page (default 1)");
 
-/* What profiling charges a kmalloc(@n): its kmalloc cache's slot size. */
-static size_t charged(size_t n, gfp_t gfp)
-{
-	struct kmem_cache *s;
-
-	s = kmalloc_caches[kmalloc_type(gfp)][__kmalloc_index(n, false)];
-	return s ? s->size : kmalloc_size_roundup(n);
-}
-
 static int __init allocprof_leak_init(void)
 {
 	unsigned int l1, l2;
@@ -50,7 +41,7 @@ static int __init allocprof_leak_init(void)
 	}
 	/* Leaked on purpose: nothing keeps them. */
 	pr_info("allocprof_leak: sites %u %u size %zu image %d\n", l1, l2,
-		charged(100, GFP_KERNEL), image[0]);
+		kmalloc_size_roundup(100), image[0]);
 	return 0;
 }
 

@@ -26,15 +26,6 @@ static void allocprof_memcg_free(unsigned int n)
 	kvfree(objs);
 }
 
-/* What profiling charges a kmalloc(@n): its kmalloc cache's slot size. */
-static size_t charged(size_t n, gfp_t gfp)
-{
-	struct kmem_cache *s;
-
-	s = kmalloc_caches[kmalloc_type(gfp)][__kmalloc_index(n, false)];
-	return s ? s->size : kmalloc_size_roundup(n);
-}
-
 static int __init allocprof_memcg_init(void)
 {
 	unsigned int i, line = 0;
@@ -50,7 +41,7 @@ static int __init allocprof_memcg_init(void)
 		}
 	}
 	pr_info("allocprof_memcg: line %u bytes %zu calls %u\n", line,
-		(size_t)nr * charged(size, GFP_KERNEL_ACCOUNT), nr);
+		(size_t)nr * kmalloc_size_roundup(size), nr);
 	return 0;
 }
 

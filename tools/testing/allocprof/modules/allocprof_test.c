@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Test module for the boot checks: allocates at known lines when loaded,
- * prints those lines and what profiling charges each allocation (its
- * kmalloc cache's slot size: the smallest cache differs between
+ * prints those lines and what the allocator says each allocation takes
+ * (kmalloc_size_roundup(): the smallest kmalloc cache differs between
  * architectures), and frees on unload, except with leak=1, which hands one
  * kmalloc(100) to allocprof_holder to be freed after this module is gone,
  * and with rcu=1, which frees the kzalloc(1000) with kfree_rcu(): seconds
@@ -26,15 +26,6 @@ static void *obj_kmalloc, *obj_kzalloc;
 static char *obj_str;
 static const char str[] = "allocprof";
 
-/* What profiling charges a kmalloc(@n): its kmalloc cache's slot size. */
-static size_t charged(size_t n, gfp_t gfp)
-{
-	struct kmem_cache *s;
-
-	s = kmalloc_caches[kmalloc_type(gfp)][__kmalloc_index(n, false)];
-	return s ? s->size : kmalloc_size_roundup(n);
-}
-
 static int __init allocprof_test_init(void)
 {
 	unsigned int l1, l2, l3;
@@ -48,8 +39,8 @@ static int __init allocprof_test_init(void)
 		kfree(obj_str);
 		return -ENOMEM;
 	}
-	pr_info("allocprof_test: sizes %zu %zu %zu\n", charged(100, GFP_KERNEL),
-		charged(1000, GFP_KERNEL), charged(sizeof(str), GFP_KERNEL));
+	pr_info("allocprof_test: sizes %zu %zu %zu\n", kmalloc_size_roundup(100),
+		kmalloc_size_roundup(1000), kmalloc_size_roundup(sizeof(str)));
 	pr_info("allocprof_test: sites %u %u %u\n", l1, l2, l3);
 	return 0;
 }
