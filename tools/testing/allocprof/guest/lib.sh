@@ -19,11 +19,13 @@ memcg_child() {
 	echo $$ > /sys/fs/cgroup/$1/cgroup.procs
 	check "$2: shell runs in a child memory cgroup" grep -qx "0::/$1" /proc/self/cgroup
 }
-# kmalloc_slot N: what profiling charges an object of the kmalloc-N cache,
-# its slot size (larger than N with KASAN's metadata); N where SLUB's sysfs
-# files are absent.
+# kmalloc_slot N: what profiling charges an object of the kmalloc cache of
+# N bytes (kmalloc-N, or kmalloc-Mk from 1024 on): its slot size, larger
+# than N with KASAN's metadata; N where SLUB's sysfs files are absent.
 kmalloc_slot() {
-	cat "/sys/kernel/slab/kmalloc-$1/slab_size" 2>/dev/null || echo "$1"
+	_c=kmalloc-$1
+	[ "$1" -ge 1024 ] 2>/dev/null && [ $(($1 % 1024)) = 0 ] && _c=kmalloc-$(($1 / 1024))k
+	cat "/sys/kernel/slab/$_c/slab_size" 2>/dev/null || echo "$1"
 }
 
 # slab_kb: kB in slab pages.  Every slab page comes from alloc_slab_page();
