@@ -20,6 +20,11 @@
 #   build/distro-owner build/distro with page_owner (owner stage)
 #   build/distro-lean  build/distro built as the base is (lean stage)
 #   build/distro-arm64*  Debian's arm64 configuration (arm64 stages)
+#   build/distro-amd64 Debian's full amd64 configuration
+#                      (config.amd64_none_amd64: ~3,850 modules, GPU,
+#                      wireless, staging, sound, rare file systems) with the
+#                      series as build/distro has it, built from a snapshot
+#                      of this repository at one commit (amd64-full stages)
 #   build/distro-ml    mainline 6.12 (Debian's linux-source-6.12, unpacked
 #                      once into build/bench-6.12 as bench/run.py does) with
 #                      Debian's 6.12 cloud config + CONFIG_MEM_ALLOC_PROFILING=y:
@@ -113,6 +118,28 @@
 #                  (setsid nohup; log: build/distro-logs/queue.log); a lock
 #                  keeps two distro builds from running at once
 #   status         where each build is
+#   amd64-full [COMMIT]
+#                  Debian's full amd64 configuration (issue 56 item 4),
+#                  from a snapshot, not build/linux: the repository at
+#                  COMMIT cloned into build/amd64-full-repo, whose own
+#                  tree.py makes build/amd64-full-build/linux (the base
+#                  unpacked beside it once); no COMMIT: the snapshot of the
+#                  last run (so a run goes on where the last one stopped),
+#                  at first HEAD; a new COMMIT re-snapshots (tree.py
+#                  rewrites only changed files, so make and ccache redo
+#                  only what depends on them).  build/amd64-full-fixes/
+#                  *.diff are applied to the snapshot and recorded (fixes
+#                  proposed for files being edited elsewhere).  Then
+#                  common.config + series.config, bzImage and every module
+#                  into build/distro-amd64 (nice 19, -j2 -k, own ccache in
+#                  build/ccache-amd64-full, 25 GB; own lock; log
+#                  build/distro-logs/build-amd64-full.log), warnings, boot
+#                  and results.  Sub-stages: amd64-full-snapshot,
+#                  amd64-full-config and amd64-full-build [COMMIT];
+#                  amd64-full-queue [COMMIT] runs the build and the
+#                  warnings in the background (setsid nohup; log
+#                  build/distro-logs/amd64-full-queue.log);
+#                  amd64-full-status says where it is
 #
 # Boot logs: build/distro-logs/boot-*.log; build/distro-logs/modset.txt says
 # which module of the set came from where.
@@ -131,6 +158,13 @@ CFG612=/usr/src/linux-config-6.12/config.amd64_none_cloud-amd64.xz
 # stage, never installed.
 CFGA64_DIR=$B/debcfg-arm64
 CFGA64=$CFGA64_DIR/root/usr/src/linux-config-6.1/config.arm64_none_cloud-arm64.xz
+# Debian's full amd64 configuration (amd64-full): a snapshot of this
+# repository at one commit, its own patched tree and its own ccache.
+CFGFULL=/usr/src/linux-config-6.1/config.amd64_none_amd64.xz
+AF_REPO=$B/amd64-full-repo
+AF_BUILD=$B/amd64-full-build
+AF_FIXES=$B/amd64-full-fixes
+AF_CCACHE=$B/ccache-amd64-full
 JOBS=${DISTRO_JOBS:-2}
 BOOT_TIMEOUT=${DISTRO_BOOT_TIMEOUT:-3600}
 mkdir -p "$L"
@@ -152,6 +186,7 @@ die() { say "$*"; exit 1; }
 kernel() {
 	arch=x86_64 cross= image=arch/x86/boot/bzImage testmods=$B/distro-testmod
 	initmods=$B/distro-initmods modroot=$B/distro-root
+	lock=$L/.build.lock modlist=$here/modules.list
 	case $1 in
 	series)
 		out=$B/distro src=$B/linux dcfg=$CFG61 targets="bzImage modules"
@@ -186,12 +221,24 @@ kernel() {
 		dcfg=$CFGA64 targets="Image"
 		arch=arm64 cross=aarch64-linux-gnu- image=arch/arm64/boot/Image
 		frags=("$here/configs/common.config" "$here/configs/builtin.config") ;;
+	amd64-full)
+		# Its own lock: hours of building must not hold up the others.
+		out=$B/distro-amd64 src=$AF_BUILD/linux dcfg=$CFGFULL
+		targets="bzImage modules" lock=$L/.build-amd64-full.lock
+		testmods=$B/distro-testmod-amd64 initmods=$B/distro-initmods-amd64
+		modroot=$B/distro-root-amd64 modlist=$B/distro-amd64-modset/modules.list
+		frags=("$here/configs/common.config" "$here/configs/series.config") ;;
+	amd64-full-base)
+		# The base configured alike, for single objects (warnings).
+		out=$B/distro-amd64-base src=$AF_BUILD/pristine/linux-source-6.1
+		dcfg=$CFGFULL targets="modules_prepare" lock=$L/.build-amd64-full.lock
+		frags=("$here/configs/common.config") ;;
 	ml)
 		out=$B/distro-ml src=$ML_DIR/linux-source-6.12 dcfg=$CFG612
 		targets="bzImage"
 		frags=("$here/configs/common.config" "$here/configs/builtin.config"
 			"$here/configs/ml.config") ;;
-	*) die "unknown kernel '$1' (series, owner, lean, base, ml, arm64, arm64-lean, arm64-base)" ;;
+	*) die "unknown kernel '$1' (series, owner, lean, base, ml, arm64, arm64-lean, arm64-base, amd64-full, amd64-full-base)" ;;
 	esac
 }
 
@@ -236,6 +283,8 @@ sources() {
 	case $1 in
 	series|owner|lean|base|arm64|arm64-lean|arm64-base)
 		[ -f "$src/Makefile" ] || die "$src missing: run make tree first" ;;
+	amd64-full|amd64-full-base)
+		[ -f "$src/Makefile" ] || die "$src missing: run distro.sh amd64-full-snapshot first" ;;
 	ml)
 		if [ ! -f "$ML_DIR/.unpacked" ]; then
 			say "unpacking $ML_TAR into $ML_DIR (once)"
@@ -308,7 +357,7 @@ build() {
 	configure "$1" || exit 1
 	kernel "$1"
 	local log=$L/build-$1.log rc start end t
-	exec 9>"$L/.build.lock"
+	exec 9>"$lock"
 	if ! flock -n 9; then
 		say "build $1: another distro build is running; waiting for it"
 		flock 9
@@ -657,6 +706,112 @@ owner_compare() {
 	return $rc
 }
 
+# ---------------------------------------------------------------------
+# Debian's full amd64 configuration (issue 56 item 4)
+
+# af_env: amd64-full's own ccache, so that Debian's ~4,000 modules do not
+# evict the default cache make check and make kernel use.
+af_env() {
+	export CCACHE_DIR=$AF_CCACHE
+	if ! grep -q '^max_size' "$AF_CCACHE/ccache.conf" 2>/dev/null; then
+		mkdir -p "$AF_CCACHE"
+		ccache -M 25G >/dev/null || die "amd64-full: ccache -M failed"
+	fi
+}
+
+# af_snapshot [COMMIT]: the repository at COMMIT cloned into
+# build/amd64-full-repo; that snapshot's own tree.py then makes
+# build/amd64-full-build/linux (the base unpacked beside it once), so the
+# build never reads build/linux, which make tree rewrites under it.  No
+# COMMIT: the snapshot taken before (a run goes on where the last one
+# stopped), else HEAD.  A new COMMIT re-snapshots: tree.py rewrites only
+# the files that changed, so make and ccache redo only what depends on
+# them.  build/amd64-full-fixes/*.diff, changes proposed for files this
+# stage must not edit in the repository, are applied on top (git apply,
+# in name order) and recorded.  build/amd64-full-build/snapshot.txt says
+# what was built.
+af_snapshot() {
+	local want=${1:-} sha f rec=$AF_BUILD/snapshot.txt
+	if [ -z "$want" ] && [ -f "$rec" ]; then
+		sha=$(awk '$1 == "commit" {print $2}' "$rec")
+	else
+		sha=$(git -C "$top" rev-parse -q --verify "${want:-HEAD}^{commit}") ||
+			die "amd64-full: no commit '${want:-HEAD}' in $top"
+	fi
+	if [ ! -d "$AF_REPO/.git" ]; then
+		rm -rf "$AF_REPO"
+		git clone -q --no-checkout "$top" "$AF_REPO" ||
+			die "amd64-full: git clone $top failed"
+	fi
+	git -C "$AF_REPO" cat-file -e "$sha^{commit}" 2>/dev/null ||
+		git -C "$AF_REPO" fetch -q "$top" "$sha" ||
+		die "amd64-full: git fetch $sha failed"
+	# git rewrites only the files that differ; fixes applied last time
+	# are undone first, then applied again.
+	git -C "$AF_REPO" checkout -q -f --detach "$sha" &&
+		git -C "$AF_REPO" clean -q -fdx ||
+		die "amd64-full: git checkout $sha failed"
+	mkdir -p "$AF_BUILD"
+	echo "commit $sha $(git -C "$AF_REPO" log -1 --format='%cI %s')" >"$rec.new"
+	for f in "$AF_FIXES"/*.diff; do
+		[ -f "$f" ] || continue
+		git -C "$AF_REPO" apply "$f" || die "amd64-full: $f does not apply to $sha"
+		echo "fix $(basename "$f") $(sha1sum <"$f" | cut -c1-12)" >>"$rec.new"
+	done
+	say "amd64-full: snapshot $(cut -c1-60 "$rec.new" | tr '\n' ' ')"
+	ALLOCPROF_BUILD=$AF_BUILD nice -n 19 python3 \
+		"$AF_REPO/tools/testing/allocprof/tree.py" tree >&2 ||
+		die "amd64-full: tree.py tree failed"
+	mv "$rec.new" "$rec"
+}
+
+# af_build [COMMIT]: snapshot, configure and build (bzImage, every module;
+# resumable).  The commit a finished build came from goes into
+# build/distro-amd64/snapshot-built.txt.
+af_build() {
+	af_env
+	af_snapshot "${1:-}"
+	kernel amd64-full
+	build amd64-full
+	local rc=$?
+	[ $rc = 0 ] && cp "$AF_BUILD/snapshot.txt" "$out/snapshot-built.txt"
+	return $rc
+}
+
+# af_queue [COMMIT]: af_build in the background (setsid nohup, as queue;
+# log build/distro-logs/amd64-full-queue.log), then the warnings.
+af_queue() {
+	setsid nohup bash -c '
+		echo "amd64-full queue: $(date -u "+%F %T") build ${1:-}"
+		"$0" amd64-full-build "$@" && "$0" amd64-full-warnings
+		echo "amd64-full queue: $(date -u "+%F %T") status $?"' \
+		"$here/distro.sh" "$@" >>"$L/amd64-full-queue.log" 2>&1 </dev/null &
+	echo $! >"$L/amd64-full-queue.pid"
+	say "amd64-full: building in the background (pid $!, log $L/amd64-full-queue.log)"
+}
+
+# af_status: where the amd64-full build is.
+af_status() {
+	kernel amd64-full
+	local log=$L/build-amd64-full.log
+	[ -f "$AF_BUILD/snapshot.txt" ] && sed 's/^/snapshot: /' "$AF_BUILD/snapshot.txt"
+	if [ -f "$out/.distro-built" ]; then
+		echo "amd64-full: built ($out), $(find "$out" -name '*.ko' | wc -l) .ko"
+	elif [ -f "$out/.config" ]; then
+		echo "amd64-full: $(find "$out" -name '*.o' | wc -l) .o," \
+			"$(find "$out" -name '*.ko' | wc -l) .ko of $(grep -c '=m$' "$out/.config") =m options;" \
+			"$(grep -ac ': error: ' "$log" 2>/dev/null) error lines in $log;" \
+			"last line: $(tail -1 "$log" 2>/dev/null)"
+	else
+		echo "amd64-full: not configured"
+	fi
+	[ -f "$out/distro-build-times" ] && sed 's/^/  session: /' "$out/distro-build-times"
+	[ -f "$L/amd64-full-queue.pid" ] && kill -0 "$(cat "$L/amd64-full-queue.pid")" 2>/dev/null &&
+		echo "amd64-full queue running (pid $(cat "$L/amd64-full-queue.pid"))"
+	du -sh "$out" "$AF_CCACHE" 2>/dev/null | tr '\t' ' '
+	return 0
+}
+
 results() { python3 "$here/results.py" results; }
 report() { python3 "$here/results.py" report; }
 
@@ -744,6 +899,23 @@ main() {
 			boot_series
 			boot_compare
 			results && report ;;
+		amd64-full|amd64-full-snapshot|amd64-full-config|amd64-full-build|amd64-full-queue)
+			# An optional COMMIT follows (any name git resolves).
+			local c=
+			if [ $# -gt 0 ] && git -C "$top" rev-parse -q --verify "$1^{commit}" >/dev/null; then
+				c=$1; shift
+			fi
+			case $stage in
+			amd64-full) deps; af_build "$c" || exit 1; af_warnings; af_boot; af_results ;;
+			amd64-full-snapshot) af_snapshot "$c" ;;
+			amd64-full-config) deps; af_snapshot "$c"; configure amd64-full || exit 1 ;;
+			amd64-full-build) deps; af_build "$c" || exit 1 ;;
+			amd64-full-queue) deps; af_queue $c; exit 0 ;;
+			esac ;;
+		amd64-full-warnings) af_env; af_warnings ;;
+		amd64-full-boot) af_boot ;;
+		amd64-full-results) af_results ;;
+		amd64-full-status) af_status ;;
 		queue) queue "$@"; exit 0 ;;
 		status) status ;;
 		*) die "unknown stage '$stage' (see the head of $0)" ;;
