@@ -415,18 +415,20 @@ modset() { # modset [KIND]: series (default) or arm64
 			die "modules_install failed ($L/modules_install.log)"
 		touch "$root/.stamp-$rel"
 	fi
-	modset_into "$root" "$rel" "$im" "$L/modset$([ "${1:-series}" = series ] || echo "-$1").txt"
+	modset_into "$root" "$rel" "$im" "$L/modset$([ "${1:-series}" = series ] || echo "-$1").txt" \
+		"$modlist"
 }
 
-# modset_into ROOT RELEASE DIR LIST: the module set of modules.list, with
-# its dependencies, from ROOT/lib/modules/RELEASE into DIR/lib/modules/
-# RELEASE, indexed by depmod; LIST says where each module came from.
+# modset_into ROOT RELEASE DIR LIST [MODULES]: the module set of
+# modules.list (or MODULES), with its dependencies, from ROOT/lib/modules/
+# RELEASE into DIR/lib/modules/RELEASE, indexed by depmod; LIST says where
+# each module came from.
 modset_into() {
-	local root=$1 rel=$2 im=$3 list=$4 m line path n
+	local root=$1 rel=$2 im=$3 list=$4 ml=${5:-$here/modules.list} m line path n
 	rm -rf "$im"
 	mkdir -p "$im/lib/modules/$rel"
 	: >"$list"
-	for m in $(sed 's/#.*//' "$here/modules.list"); do
+	for m in $(sed 's/#.*//' "$ml"); do
 		if ! modprobe -d "$root" -S "$rel" --show-depends "$m" \
 			>"$L/.dep" 2>/dev/null; then
 			echo "$m: not in this configuration" >>"$list"
@@ -494,9 +496,9 @@ bootone() {
 	fi
 	images
 	local args=(-k "$k" -s "$here/guest.sh" -f "$T/guest/lib.sh"
-		-f "$here/modules.list" -t "$BOOT_TIMEOUT" -c 2 -m 4096
+		-f "$modlist" -t "$BOOT_TIMEOUT" -c 2 -m 4096
 		-l "$L/boot-$tag.log")
-	if [ "$kind" = series ] || [ "$kind" = arm64 ]; then
+	if [ "$kind" = series ] || [ "$kind" = arm64 ] || [ "$kind" = amd64-full ]; then
 		args+=(-f "$initmods/lib" -f "$T/guest/allocinfo.sh"
 			-f "$T/guest/modules.sh")
 		for f in allocprof_test allocprof_holder allocprof_many; do
@@ -655,7 +657,7 @@ containers() {
 	modset
 	if [ ! -x "$tool" ]; then
 		mkdir -p "$B/allocinfo"
-		gcc -static -O2 -Wall -o "$tool" "$top/tools/vm/allocinfo.c" ||
+		gcc -static -O2 -Wall -o "$tool" "$top"/tools/vm/allocinfo*.c ||
 			die "containers: the allocinfo tool does not build"
 	fi
 	kernel series
@@ -732,6 +734,10 @@ af_env() {
 # what was built.
 af_snapshot() {
 	local want=${1:-} sha f rec=$AF_BUILD/snapshot.txt
+	kernel amd64-full
+	# Never under a running build.
+	exec 9>"$lock"
+	flock -n 9 || die "amd64-full: a build is running (distro.sh amd64-full-status)"
 	if [ -z "$want" ] && [ -f "$rec" ]; then
 		sha=$(awk '$1 == "commit" {print $2}' "$rec")
 	else
@@ -748,14 +754,17 @@ af_snapshot() {
 		die "amd64-full: git fetch $sha failed"
 	# git rewrites only the files that differ; fixes applied last time
 	# are undone first, then applied again.
-	git -C "$AF_REPO" checkout -q -f --detach "$sha" &&
+	{ ! git -C "$AF_REPO" rev-parse -q --verify HEAD >/dev/null ||
+		git -C "$AF_REPO" reset -q --hard; } &&
+		git -C "$AF_REPO" checkout -q -f --detach "$sha" &&
 		git -C "$AF_REPO" clean -q -fdx ||
 		die "amd64-full: git checkout $sha failed"
 	mkdir -p "$AF_BUILD"
 	echo "commit $sha $(git -C "$AF_REPO" log -1 --format='%cI %s')" >"$rec.new"
 	for f in "$AF_FIXES"/*.diff; do
 		[ -f "$f" ] || continue
-		git -C "$AF_REPO" apply "$f" || die "amd64-full: $f does not apply to $sha"
+		# --index: tree.py takes the files git tracks.
+		git -C "$AF_REPO" apply --index "$f" || die "amd64-full: $f does not apply to $sha"
 		echo "fix $(basename "$f") $(sha1sum <"$f" | cut -c1-12)" >>"$rec.new"
 	done
 	say "amd64-full: snapshot $(cut -c1-60 "$rec.new" | tr '\n' ' ')"
@@ -763,6 +772,7 @@ af_snapshot() {
 		"$AF_REPO/tools/testing/allocprof/tree.py" tree >&2 ||
 		die "amd64-full: tree.py tree failed"
 	mv "$rec.new" "$rec"
+	exec 9>&-
 }
 
 # af_build [COMMIT]: snapshot, configure and build (bzImage, every module;
@@ -776,6 +786,153 @@ af_build() {
 	local rc=$?
 	[ $rc = 0 ] && cp "$AF_BUILD/snapshot.txt" "$out/snapshot-built.txt"
 	return $rc
+}
+
+# af_warnings: the warnings the series adds.  Building the base with
+# Debian's full configuration too would double hours of CPU, so only the
+# objects that warn are compared: every object the build log names in a
+# warning (the file compiled, or the .c a warning header was included
+# from, or objtool's object) is compiled again alone in build/distro-amd64
+# (ccache gives the compiler's warnings back; objtool runs again) and in
+# build/distro-amd64-base, the pristine base configured the same
+# (common.config, no series.config), with make O=... path/file.o.  A
+# warning is "file: warning: text [-Wflag]" without line and column (the
+# series moves lines); added = in the series' object, not in the base's.
+# Results in build/distro-amd64/warnings/: all.txt (every warning of the
+# build log), objects.txt, obj/*.series and *.base (the compiler's output),
+# added.txt, modpost.txt (modpost's warnings: the base links no modules to
+# compare with, so they are listed for reading) and summary.txt.
+af_warnings() {
+	kernel amd64-full
+	local sout=$out ssrc=$src log=$L/build-amd64-full.log w=$out/warnings o r n=0 t
+	[ -f "$log" ] || die "amd64-full: no build log ($log)"
+	exec 9>"$lock"
+	flock -n 9 || { say "amd64-full: a build is running; waiting for it"; flock 9; }
+	configure amd64-full-base || exit 1
+	kernel amd64-full-base
+	local bout=$out bsrc=$src
+	if [ ! -f "$bout/.distro-prepared" ] || [ "$bout/.config" -nt "$bout/.distro-prepared" ]; then
+		say "amd64-full: make modules_prepare in $bout"
+		mk -j"$JOBS" modules_prepare >"$L/amd64-full-base-prepare.log" 2>&1 ||
+			die "amd64-full: modules_prepare of the base failed ($L/amd64-full-base-prepare.log)"
+		touch "$bout/.distro-prepared"
+	fi
+	mkdir -p "$w/obj"
+	# Every warning of the build (all sessions), source prefix dropped.
+	grep -a ': warning: ' "$log" | sed "s|$ssrc/||" | sort -u >"$w/all.txt"
+	grep -a '^WARNING: ' "$log" | sort -u >"$w/modpost.txt"
+	{
+		grep -aoE "^$ssrc/[^ :]+\.[cS]:[0-9]+:[0-9]+: warning: " "$log" |
+			sed -E "s|^$ssrc/||; s|\.[cS]:.*|.o|"
+		grep -aoE "(In file included from|^ +from) $ssrc/[^ :]+\.[cS]:[0-9]+[:,]" "$log" |
+			sed -E "s|.* $ssrc/||; s|\.[cS]:.*|.o|"
+		grep -aoE "^[^ :]+\.o: warning: objtool: " "$log" | sed 's|: warning: .*||'
+	} | sort -u | grep -vE '^(scripts|tools)/|^vmlinux\.o$' >"$w/objects.txt"
+	# Host programs and vmlinux.o cannot be compiled alone here: listed.
+	grep -E '^(scripts|tools)/|^vmlinux\.o: ' "$w/all.txt" >"$w/other.txt"
+	say "amd64-full: $(wc -l <"$w/all.txt") distinct warnings in the build log," \
+		"$(wc -l <"$w/objects.txt") objects to compare with the base"
+	while read -r o; do
+		r=$w/obj/$(echo "$o" | tr / _)
+		# Done before, and the object not built again since.
+		[ -s "$r.base" ] && [ "$r.base" -nt "$sout/$o" ] && continue
+		n=$((n + 1))
+		kernel amd64-full
+		rm -f "$out/$o"
+		mk "$o" >"$r.series" 2>&1
+		echo "exit $?" >>"$r.series"
+		kernel amd64-full-base
+		mk "$o" >"$r.base" 2>&1
+		echo "exit $?" >>"$r.base"
+	done <"$w/objects.txt"
+	# Normalised: file: warning: text, without the source prefix, line and
+	# column.
+	for t in series base; do
+		for r in "$w"/obj/*."$t"; do
+			[ -f "$r" ] || continue
+			grep -a ': warning: ' "$r" |
+				sed -E "s|$ssrc/||; s|$bsrc/||; s|^([^ :]+):[0-9]+:[0-9]+: |\1: |; s|^([^ :]+):[0-9]+: |\1: |"
+		done | sort -u >"$w/$t.txt"
+	done
+	comm -23 "$w/series.txt" "$w/base.txt" >"$w/added.txt"
+	{
+		echo "build log: $(wc -l <"$w/all.txt") distinct warnings from $(wc -l <"$w/objects.txt") objects"
+		echo "compiled alone: series $(wc -l <"$w/series.txt"), base $(wc -l <"$w/base.txt") distinct warnings"
+		echo "added by the series: $(wc -l <"$w/added.txt")"
+		echo "modpost warnings: $(wc -l <"$w/modpost.txt")"
+		echo "not compared (host programs, vmlinux.o): $(wc -l <"$w/other.txt")"
+	} >"$w/summary.txt"
+	exec 9>&-
+	say "amd64-full: warnings ($n objects compiled now): $(tr '\n' ';' <"$w/summary.txt")"
+	[ -s "$w/added.txt" ] && sed 's/^/  added: /' "$w/added.txt" >&2
+	return 0
+}
+
+# af_boot: build/distro-amd64 booted as the boot stage boots build/distro
+# (QEMU TCG, 2 vCPUs, 4 GiB, three disks, a NIC): amd64-full-on with
+# sysctl.vm.mem_profiling=1, the module set of modules.list and
+# amd64-full-modules.list, then guest/allocinfo.sh and guest/modules.sh;
+# amd64-full-off, =0 as Debian would ship it, the same modules, figures.
+af_boot() {
+	kernel amd64-full
+	mkdir -p "$(dirname "$modlist")"
+	cat "$here/modules.list" "$here/amd64-full-modules.list" >"$modlist"
+	modset amd64-full
+	testmod amd64-full
+	bootone amd64-full amd64-full-on "sysctl.vm.mem_profiling=1 distro_mode=series"
+	bootone amd64-full amd64-full-off "sysctl.vm.mem_profiling=0 distro_mode=figures"
+}
+
+# af_results: distro/results/amd64-full.txt from the build, the warnings
+# and the boots.
+af_results() {
+	kernel amd64-full
+	local f=$here/results/amd64-full.txt w=$out/warnings tag log snap
+	snap=$out/snapshot-built.txt
+	[ -f "$snap" ] || snap=$AF_BUILD/snapshot.txt
+	{
+		echo "# distro.sh amd64-full, $(date -u '+%-d %b %Y'): Debian's config.amd64_none_amd64" \
+			"(linux-config-6.1 $(dpkg-query -W -f '${Version}' linux-config-6.1 2>/dev/null))" \
+			"+ configs/common.config + configs/series.config, built from a snapshot of the repository"
+		sed 's/^/snapshot: /' "$snap" 2>/dev/null
+		echo "== build (build/distro-amd64)"
+		if [ -f "$out/.distro-built" ]; then
+			echo "status: built, every target"
+		else
+			echo "status: not finished or failed (distro.sh amd64-full-status)"
+		fi
+		echo "modules: $(find "$out" -name '*.ko' | wc -l) .ko built;" \
+			"$(cat "$out/modules.order" 2>/dev/null | wc -l) in modules.order;" \
+			"$(grep -c '=m$' "$out/.config") options =m"
+		[ -f "$out/$image" ] && echo "bzImage: $(stat -c %s "$out/$image") bytes"
+		echo "objects: $(find "$out" -name '*.o' | wc -l) .o"
+		awk '{w += $4; c += $5 + $6; n++} END {printf "sessions: %d, %.1f h wall, %.1f h CPU (user+sys) at nice 19, -j2\n", n, w / 3600, c / 3600}' \
+			"$out/distro-build-times" 2>/dev/null
+		echo "errors of the last session: $(wc -l <"$out/build-errors.txt" 2>/dev/null)"
+		echo "== warnings (distro.sh amd64-full-warnings)"
+		if [ -f "$w/summary.txt" ]; then
+			cat "$w/summary.txt"
+			sed 's/^/added: /' "$w/added.txt"
+			sed 's/^/not compared: /' "$w/other.txt"
+		else
+			echo "not compared yet"
+		fi
+		for tag in amd64-full-on amd64-full-off; do
+			log=$L/boot-$tag.log
+			echo "== boot $tag"
+			if [ ! -f "$log" ]; then
+				echo "not booted"
+				continue
+			fi
+			echo "$(grep -ac '^PASS: ' "$log") PASS, $(grep -ac '^FAIL: ' "$log") FAIL," \
+				"$(grep -ac '^SKIP: ' "$log") SKIP; status $(awk '{print $NF}' "$L/boot-$tag.host" | tail -1)"
+			echo "modules of the set: $(grep -ac '^DISTRO-MODULE .* loaded' "$log") loaded," \
+				"$(grep -ac '^DISTRO-MODULE .* builtin' "$log") built in," \
+				"$(grep -ac '^DISTRO-MODULE .* failed' "$log") failed"
+			grep -a -E '^FAIL: |^DISTRO-MODULE .* failed|^DISTRO-(UNAME|PROFILING|SITES|LSMOD|SYSRQM|MOUNT|VIRTIO|DONE)' "$log" | tr -d '\r'
+		done
+	} >"$f"
+	cat "$f"
 }
 
 # af_queue [COMMIT]: af_build in the background (setsid nohup, as queue;
