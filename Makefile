@@ -111,7 +111,7 @@ capture-irqsoff: tree
 capture-nokallsyms: tree
 	@$(T)/build-kernel.sh nokallsyms guest prof-on numa nokallsyms
 	@$(call testmods,nokallsyms,nokallsyms)
-	@gcc -static -O2 -o build/testmod-nokallsyms/allocinfo-static tools/vm/allocinfo.c
+	@gcc -static -O2 -o build/testmod-nokallsyms/allocinfo-static tools/vm/allocinfo*.c
 	@$(T)/qemu-run.sh -k build/nokallsyms/arch/x86/boot/bzImage \
 		-s $(T)/guest/capture-nokallsyms.sh -f $(T)/guest/lib.sh \
 		-f build/testmod-nokallsyms/allocprof_holder.ko \

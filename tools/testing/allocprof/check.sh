@@ -156,7 +156,7 @@ selftest() { # [ARCH=arm64] selftest NAME
 	# guests use the one allocinfo/run-tests.sh builds).
 	[ "$a" = x86_64 ] && return 0
 	if $cc -static -O2 -Wall -Wextra -Werror -o "$d/allocinfo-static" \
-		"$top/tools/vm/allocinfo.c" >>"$logs/selftest-$1.log" 2>&1; then
+		"$top"/tools/vm/allocinfo*.c >>"$logs/selftest-$1.log" 2>&1; then
 		ok "allocinfo tool builds static for $a"
 	else
 		tail -20 "$logs/selftest-$1.log"

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * libFuzzer target for the /proc/allocinfo parser of tools/vm/allocinfo.c
+ * libFuzzer target for the /proc/allocinfo parser of tools/vm/allocinfo
  *
- * run-tests.sh builds and runs it:
- *	clang -g -O1 -fsanitize=fuzzer,address,undefined -o fuzz_parse fuzz_parse.c
+ * run-tests.sh builds it with the tool's parts, all but allocinfo.c and
+ * its main(), and runs it:
+ *	clang -g -O1 -fsanitize=fuzzer,address,undefined -o fuzz_parse fuzz_parse.c \
+ *		tools/vm/allocinfo-*.c
  *	./fuzz_parse -max_total_time=30 CORPUS_DIR
  *
  * Every input is parsed strictly and leniently, and every report is printed
@@ -14,8 +16,36 @@
  *  - what "allocinfo snapshot" prints parses back to the same sites, with
  *    the same accurate:no marks.
  */
-#define ALLOCINFO_FUZZ
-#include "../../../vm/allocinfo.c"
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../../vm/allocinfo.h"
+
+/* Parse a buffer in memory as if it were a file. */
+static int parse_buffer(const void *data, size_t size, const char *name, bool lenient,
+			struct sites *s)
+{
+	static char empty[1];
+	FILE *fp;
+	int ret;
+
+	memset(s, 0, sizeof(*s));
+	fp = fmemopen(size ? (void *)data : empty, size, "r");
+	if (!fp) {
+		errorf("%s: fmemopen: %s", name, strerror(errno));
+		return -1;
+	}
+	ret = parse_stream(fp, name, lenient, s);
+	fclose(fp);
+	if (ret)
+		free_sites(s);
+	else
+		merge_sites(s);
+	return ret;
+}
 
 static bool same_sites(const struct sites *a, const struct sites *b)
 {

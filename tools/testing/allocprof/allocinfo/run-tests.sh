@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Tests of tools/vm/allocinfo.c.
+# Tests of tools/vm/allocinfo (allocinfo.c, allocinfo.h and allocinfo-*.c).
 #
 #   run-tests.sh [--regen] [BUILD_DIR]
 #
@@ -23,7 +23,10 @@ export LC_ALL=C
 
 HERE=$(cd "$(dirname "$0")" && pwd)
 TOP=$(cd "$HERE/../../../.." && pwd)
-SRC=$TOP/tools/vm/allocinfo.c
+# The tool's sources: allocinfo.c (main) and its parts, allocinfo-*.c
+SRC=("$TOP"/tools/vm/allocinfo*.c)
+# The parts without main(), which the fuzzer links
+PARTS=("$TOP"/tools/vm/allocinfo-*.c)
 FIX=$HERE/fixtures
 EXP=$FIX/expected
 PRISTINE=$TOP/build/pristine/linux-source-6.1
@@ -77,7 +80,7 @@ STATIC=$BUILD/allocinfo-static
 ASAN=$BUILD/allocinfo-asan
 CFLAGS=(-O2 -Wall -Wextra -Werror)
 
-if gcc "${CFLAGS[@]}" -o "$BIN" "$SRC" 2>"$OUT/build.log"; then
+if gcc "${CFLAGS[@]}" -o "$BIN" "${SRC[@]}" 2>"$OUT/build.log"; then
 	[ $regen = 1 ] || pass build
 else
 	fail build "$OUT/build.log"
@@ -463,7 +466,7 @@ fi
 
 # ------------------------------------------------------ other builds
 
-if gcc "${CFLAGS[@]}" -static -o "$STATIC" "$SRC" 2>"$OUT/build-static.log"; then
+if gcc "${CFLAGS[@]}" -static -o "$STATIC" "${SRC[@]}" 2>"$OUT/build-static.log"; then
 	if readelf -l "$STATIC" 2>&1 | grep -q INTERP; then
 		echo "$STATIC has a program interpreter: not static" >>"$OUT/build-static.log"
 		fail build-static "$OUT/build-static.log"
@@ -485,7 +488,7 @@ else
 fi
 
 if gcc -O1 -g -Wall -Wextra -Werror -fsanitize=address,undefined -fno-sanitize-recover=all \
-	-fno-omit-frame-pointer -o "$ASAN" "$SRC" 2>"$OUT/build-asan.log"; then
+	-fno-omit-frame-pointer -o "$ASAN" "${SRC[@]}" 2>"$OUT/build-asan.log"; then
 	replay_bin=$ASAN
 	replay_failed=
 	t() { t_replay "$@"; }
@@ -792,10 +795,55 @@ else
 	skip makefile-patch "no pristine tree in build/pristine"
 fi
 
+# "make -C tools/vm allocinfo" in a copy of the base's tools/ with the
+# patched Makefile: it builds every part (its list is the tools/vm/allocinfo*.c
+# that the scripts compile), and the result runs.
+make_allocinfo() {
+	local tree=$OUT/make-tree d f listed
+	rm -rf "$tree"
+	mkdir -p "$tree/tools/vm"
+	for d in arch build include lib scripts; do
+		cp -r "$PRISTINE/tools/$d" "$tree/tools/" || return 1
+	done
+	cp "$PRISTINE/tools/vm/Makefile" "$tree/tools/vm/" &&
+		(cd "$tree" && patch -p1 <"$TOP/tools/vm/Makefile.patch") >&2 &&
+		cp "${SRC[@]}" "$TOP/tools/vm/allocinfo.h" "$tree/tools/vm/" || return 1
+	listed=$(make -s -C "$tree/tools/vm" -f Makefile -f - print-srcs <<<'print-srcs: ; @echo $(ALLOCINFO_SRCS)' |
+		tr ' ' '\n' | sort)
+	for f in "${SRC[@]}"; do
+		echo "${f##*/}"
+	done | sort | diff - <(echo "$listed") >&2 || {
+		echo "ALLOCINFO_SRCS of Makefile.patch is not tools/vm/allocinfo*.c" >&2
+		return 1
+	}
+	make -C "$tree/tools/vm" allocinfo >&2 &&
+		"$tree/tools/vm/allocinfo" top -f "$FIX/vmlinux.txt" -n 3 >&2
+}
+if [ ! -f "$PRISTINE/tools/vm/Makefile" ]; then
+	skip make-allocinfo "no pristine tree in build/pristine"
+elif make_allocinfo 2>"$OUT/make-allocinfo.log"; then
+	pass make-allocinfo
+else
+	fail make-allocinfo "$OUT/make-allocinfo.log"
+fi
+
+# Every source of the tool, checkpatch.pl --strict clean
+checkpatch_all() {
+	local f bad=
+	: >"$OUT/checkpatch.log"
+	for f in "${SRC[@]}" "$TOP/tools/vm/allocinfo.h"; do
+		f=${f#"$TOP"/}
+		(cd "$TOP" && "$PRISTINE/scripts/checkpatch.pl" --strict --no-tree -f "$f") \
+			>"$OUT/checkpatch-one.log" 2>&1
+		if ! grep -q '^total: 0 errors, 0 warnings, 0 checks' "$OUT/checkpatch-one.log"; then
+			bad="$bad $f"
+			cat "$OUT/checkpatch-one.log" >>"$OUT/checkpatch.log"
+		fi
+	done
+	[ -z "$bad" ]
+}
 if [ -x "$PRISTINE/scripts/checkpatch.pl" ]; then
-	(cd "$TOP" && "$PRISTINE/scripts/checkpatch.pl" --strict --no-tree -f tools/vm/allocinfo.c) \
-		>"$OUT/checkpatch.log" 2>&1
-	if grep -q '^total: 0 errors, 0 warnings, 0 checks' "$OUT/checkpatch.log"; then
+	if checkpatch_all; then
 		pass checkpatch
 	else
 		fail checkpatch "$OUT/checkpatch.log"
@@ -823,7 +871,8 @@ fuzz() {
 		return
 	fi
 	if ! clang -g -O1 -Wall -Wextra -Werror -fsanitize=fuzzer,address,undefined \
-		-fno-sanitize-recover=all -o "$fz" "$HERE/fuzz_parse.c" >"$OUT/fuzz.log" 2>&1; then
+		-fno-sanitize-recover=all -o "$fz" "$HERE/fuzz_parse.c" "${PARTS[@]}" \
+		>"$OUT/fuzz.log" 2>&1; then
 		fail fuzz "$OUT/fuzz.log"
 		return
 	fi
