@@ -82,7 +82,11 @@ static const char * const help_text[] = {
 	"              most live allocations), with their share of the total.  Shows\n"
 	"              20 sites unless -n says otherwise.  Shares, here and in group,\n"
 	"              are of the total of the sites that pass the filters.  Without a\n"
-	"              command, allocinfo runs top, also on a FILE (allocinfo saved.txt).\n"
+	"              command, allocinfo runs top, also on a FILE (allocinfo saved.txt):\n"
+	"              a first word that is no command is that FILE when it is \"-\",\n"
+	"              names a file, or has a / or a . in it (./top reads a file called\n"
+	"              top), so that a mistyped file name says it cannot be opened;\n"
+	"              another word is an unknown command.\n"
 	"\n"
 	"       group  Totals per file, directory, module or function, largest first.\n"
 	"              --by dir keeps the first --depth directories of the path.\n"
@@ -456,12 +460,18 @@ static bool is_command(const char *word)
 	return false;
 }
 
-/* A first word that is no command but "-" or a file: top reads it. */
+/*
+ * A first word that is no command but "-", a file, or what looks like a
+ * path (a '/' or a '.' in it): top reads it, and a mistyped name is
+ * reported as a file that cannot be opened, not as an unknown command.
+ */
 static bool is_input(const char *word)
 {
 	struct stat sb;
 
-	return !is_command(word) && (!strcmp(word, "-") || !stat(word, &sb));
+	if (is_command(word))
+		return false;
+	return !strcmp(word, "-") || strpbrk(word, "/.") || !stat(word, &sb);
 }
 
 static void check_given(const char *cmd, unsigned int given, unsigned int allowed)

@@ -359,6 +359,11 @@ cases() {
 	t snapshot-positional	snapshot later.txt --module e1000
 	t watch-positional	watch vmlinux.txt -i 0 --count 1
 	t usage-file-twice	top -f vmlinux.txt later.txt
+	# a first word that looks like a path is a FILE, even when missing
+	t bare-missing-path	/nonexistent/allocinfo.txt
+	t bare-missing-dotted	-n 3 nosuch.txt
+	t bare-missing-relative	saved/before
+	t bare-dot-slash	./later.txt -n 1
 
 	# standard input is read when it is a pipe, but by watch never
 	RUN_PIPE=vmlinux.txt t pipe-top top -n 3
