@@ -421,10 +421,16 @@ void do_group(const struct opts *o, const struct sites *s)
 
 /* ------------------------------------------------------------- snapshot */
 
-/* The sites of --min bytes or more, in the file's own format. */
+/*
+ * The sites of --min bytes or more, in the file's own format, under the
+ * header their lines need: version 2.0 when one carries a KEY:VALUE field
+ * (accurate:no), which 1.0 lines do not have, else 1.0, which every
+ * reader of mainline's format takes.
+ */
 void do_snapshot(const struct opts *o, const struct sites *s)
 {
 	const struct site *st;
+	bool fields = false;
 	size_t i;
 
 	if (o->fmt == FMT_PROM) {
@@ -438,7 +444,9 @@ void do_snapshot(const struct opts *o, const struct sites *s)
 		snapshot_export(o, s);
 		return;
 	}
-	fputs(SNAPSHOT_HEADER, out);
+	for (i = 0; i < s->nr; i++)
+		fields |= s->v[i].inaccurate && s->v[i].bytes >= o->min;
+	fprintf(out, "%s%s\n%s", HEADER_PREFIX, fields ? "2.0" : "1.0", COLUMNS_LINE);
 	for (i = 0; i < s->nr; i++) {
 		st = &s->v[i];
 		if (st->bytes < o->min)

@@ -33,7 +33,7 @@ typedef unsigned long long u64;
 #define HEADER_PREFIX		"allocinfo - version: "
 #define PROC_ALLOCINFO_NODES	"/proc/allocinfo_nodes"
 #define NODES_HEADER_PREFIX	"allocinfo_nodes - version: "
-#define SNAPSHOT_HEADER		"allocinfo - version: 1.0\n#     <size>  <calls> <tag info>\n"
+#define COLUMNS_LINE		"#     <size>  <calls> <tag info>\n"
 #define VMLINUX			"vmlinux"
 #define DEFAULT_TOP		20
 #define DEFAULT_WATCH_TOP	10

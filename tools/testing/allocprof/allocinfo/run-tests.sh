@@ -251,7 +251,11 @@ cases() {
 	t group-accurate	group --by module -f accurate.txt
 	t group-accurate-json	group --by module -f accurate.txt --json
 	t group-accurate-csv	group --by dir -f accurate.txt --csv
+	# its header is 2.0 when a line it writes has accurate:no, else 1.0
 	t snapshot-accurate	snapshot -f accurate.txt
+	t snapshot-accurate-min	snapshot -f accurate.txt --min 8M
+	t snapshot-accurate-none snapshot -f accurate.txt --module vmlinux --func xas_alloc
+	t snapshot-accurate-min-none snapshot -f accurate.txt --min 30M
 	t snapshot-accurate-json snapshot -f accurate.txt --json
 	t snapshot-accurate-csv	snapshot -f accurate.txt --csv
 	t diff-accurate		diff later.txt accurate.txt --file mm/
