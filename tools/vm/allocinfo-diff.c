@@ -180,14 +180,16 @@ static void diff_table(const char *old_name, const struct sites *a, const char *
 		marked = changes_table(c, shown);
 	else
 		fputs("no changes\n", out);
-	fprintf(out, "old: %s in %llu calls at %zu sites (%s)\n",
-		human(a->bytes, b1, sizeof(b1)), a->calls, a->nr, old_name);
-	fprintf(out, "new: %s in %llu calls at %zu sites (%s)\n",
-		human(b->bytes, b1, sizeof(b1)), b->calls, b->nr, new_name);
-	fprintf(out, "change: %s, %s calls; ", signed_human(dbytes, bdown, b3, sizeof(b3)),
-		signed_num(dcalls, cdown, b2, sizeof(b2)));
-	fprintf(out, "%zu sites changed: %zu grew, %zu shrank, %zu new, %zu gone, ",
-		n, kind[0], kind[1], kind[2], kind[3]);
+	fprintf(out, "old: %s in %llu call%s at %zu site%s (%s)\n",
+		human(a->bytes, b1, sizeof(b1)), a->calls, plural(a->calls), a->nr,
+		plural(a->nr), old_name);
+	fprintf(out, "new: %s in %llu call%s at %zu site%s (%s)\n",
+		human(b->bytes, b1, sizeof(b1)), b->calls, plural(b->calls), b->nr,
+		plural(b->nr), new_name);
+	fprintf(out, "change: %s, %s call%s; ", signed_human(dbytes, bdown, b3, sizeof(b3)),
+		signed_num(dcalls, cdown, b2, sizeof(b2)), plural(dcalls));
+	fprintf(out, "%zu site%s changed: %zu grew, %zu shrank, %zu new, %zu gone, ",
+		n, plural(n), kind[0], kind[1], kind[2], kind[3]);
 	fprintf(out, "%zu calls only; %zu shown", kind[4], shown);
 	if (all > n)
 		fprintf(out, "; %zu new or gone with 0 bytes not shown (--zero)", all - n);
@@ -264,12 +266,12 @@ void watch_report(const struct opts *o, const struct sites *a, const struct site
 	default:
 		localtime_r(&now, &tm);
 		strftime(stamp, sizeof(stamp), "%Y-%m-%d %H:%M:%S", &tm);
-		fprintf(out, "%s  total %s (%s), %llu calls (%s), ", stamp,
+		fprintf(out, "%s  total %s (%s), %llu call%s (%s), ", stamp,
 			human(b->bytes, b1, sizeof(b1)),
 			signed_human(dbytes, bdown, b2, sizeof(b2)), b->calls,
-			signed_num(dcalls, cdown, b3, sizeof(b3)));
+			plural(b->calls), signed_num(dcalls, cdown, b3, sizeof(b3)));
 		if (n)
-			fprintf(out, "%zu sites changed, %zu shown\n", n, shown);
+			fprintf(out, "%zu site%s changed, %zu shown\n", n, plural(n), shown);
 		else
 			fputs("no changes\n", out);
 		if (shown && changes_table(c, shown))

@@ -437,11 +437,11 @@ static void line_warning(struct read_stats *st, unsigned long long *shown,
 static void line_warnings_summary(const char *name, const struct read_stats *st)
 {
 	if (st->negative > st->negative_shown)
-		warnf("%s: %llu negative counters read as 0, %llu of them not shown", name,
-		      st->negative, st->negative - st->negative_shown);
+		warnf("%s: %llu negative counter%s read as 0, %llu of them not shown", name,
+		      st->negative, plural(st->negative), st->negative - st->negative_shown);
 	if (st->skipped > st->skipped_shown)
-		warnf("%s: %llu malformed lines skipped, %llu of them not shown", name,
-		      st->skipped, st->skipped - st->skipped_shown);
+		warnf("%s: %llu malformed line%s skipped, %llu of them not shown", name,
+		      st->skipped, plural(st->skipped), st->skipped - st->skipped_shown);
 }
 
 /* Warn, once, of a header version whose lines this tool may misread. */
@@ -528,7 +528,7 @@ int parse_stream(FILE *fp, const char *name, bool lenient, struct sites *s)
 		       empty_hint);
 		ret = -1;
 	} else if (!ret && !st.sites && (st.skipped || !st.header)) {
-		errorf("%s: no valid line in %llu lines", name, st.lines);
+		errorf("%s: no valid line in %llu line%s", name, st.lines, plural(st.lines));
 		ret = -1;
 	}
 	free(line);

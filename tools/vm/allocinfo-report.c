@@ -198,9 +198,10 @@ static void top_table(const struct opts *o, const struct sites *s, const struct 
 		marked |= v[i]->inaccurate;
 	}
 	table_print(&t);
-	fprintf(out, "total: %s in %llu calls at %zu %s, %zu shown\n",
-		human(s->bytes, buf, sizeof(buf)), s->calls, s->nr,
-		o->by_node ? "sites and nodes" : "sites", n);
+	fprintf(out, "total: %s in %llu call%s at %zu site%s%s%s, %zu shown\n",
+		human(s->bytes, buf, sizeof(buf)), s->calls, plural(s->calls), s->nr,
+		plural(s->nr), o->by_node ? " and node" : "",
+		o->by_node ? plural(s->nr) : "", n);
 	if (marked)
 		fputs(INACCURATE_NOTE, out);
 }
@@ -364,8 +365,9 @@ static void group_table(const struct opts *o, const struct sites *s, const struc
 		marked |= g[i].inaccurate;
 	}
 	table_print(&t);
-	fprintf(out, "total: %s in %llu calls at %zu sites, %zu groups, %zu shown\n",
-		human(s->bytes, buf, sizeof(buf)), s->calls, s->nr, n, shown);
+	fprintf(out, "total: %s in %llu call%s at %zu site%s, %zu group%s, %zu shown\n",
+		human(s->bytes, buf, sizeof(buf)), s->calls, plural(s->calls), s->nr,
+		plural(s->nr), n, plural(n), shown);
 	if (marked)
 		fputs(INACCURATE_NOTE, out);
 }

@@ -442,11 +442,12 @@ static void stacks_table(const struct opts *o, const struct csites *cs, size_t l
 			fputc('\n', out);
 		fprintf(out, "%s:%u [%s] %s\n", c->id.file, c->id.line,
 			module_name(&c->id), c->id.func);
-		fprintf(out, "  captured %s in %lld calls, %llu stacks, %llu dropped; "
-			"the site holds %s in %lld calls\n",
-			signed_size(c->bytes, b1, sizeof(b1)), c->calls, c->nr_stacks,
-			c->dropped, signed_size(c->site_bytes, b2, sizeof(b2)),
-			c->site_calls);
+		fprintf(out, "  captured %s in %lld call%s, %llu stack%s, %llu dropped; "
+			"the site holds %s in %lld call%s\n",
+			signed_size(c->bytes, b1, sizeof(b1)), c->calls, plural(c->calls),
+			c->nr_stacks, plural(c->nr_stacks), c->dropped,
+			signed_size(c->site_bytes, b2, sizeof(b2)), c->site_calls,
+			plural(c->site_calls));
 		for (j = 0; j < c->nr && (!limit || j < limit); j++) {
 			const struct cstack *st = &c->stacks[j];
 
@@ -457,7 +458,8 @@ static void stacks_table(const struct opts *o, const struct csites *cs, size_t l
 				fprintf(out, "  %10s %8s  %s\n", "", "", st->frames[k]);
 		}
 		if (limit && c->nr > limit)
-			fprintf(out, "  (%zu more stacks; -n 0 lists all)\n", c->nr - limit);
+			fprintf(out, "  (%zu more stack%s; -n 0 lists all)\n", c->nr - limit,
+				plural(c->nr - limit));
 	}
 	if (!shown)
 		fprintf(out, "no site selected%s\n",

@@ -47,6 +47,12 @@ typedef unsigned long long u64;
 #define INACCURATE_NOTE \
 	"accurate:no: the kernel missed some allocations there, the figures are lower bounds\n"
 
+/* The ending of a noun after the count @n: "1 site", "0 sites", "2 sites" */
+static inline const char *plural(u64 n)
+{
+	return n == 1 ? "" : "s";
+}
+
 enum format { FMT_TABLE, FMT_JSON, FMT_CSV, FMT_PROM };
 enum sort_key { SORT_BYTES, SORT_CALLS };
 enum group_by { BY_NONE, BY_FILE, BY_DIR, BY_MODULE, BY_FUNC };

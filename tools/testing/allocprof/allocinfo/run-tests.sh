@@ -307,6 +307,15 @@ cases() {
 	t diff-exit-code-min	diff vmlinux.txt modules.txt --exit-code --min 1G
 	t diff-exit-code-malformed diff vmlinux.txt malformed.txt --exit-code
 
+	# a count of 1 takes the singular: 1 call, 1 site, 1 group
+	t one-site		top -f one.txt
+	t one-site-by-node	top --by-node nodes.txt --func foo_fill
+	t one-group		group --by module -f one.txt
+	t one-diff		diff one.txt one.txt
+	t one-diff-new		diff header-only.txt one.txt
+	t one-warning-summary	top -n 1 --lenient -f negative-then-malformed.txt
+	t one-line-no-valid	top --lenient -f one-bad-line.txt
+
 	# watch of a file that does not change
 	t watch-static		watch -f vmlinux.txt -i 0 --count 2
 	t watch-static-json	watch -f vmlinux.txt -i 0 --count 2 --json
