@@ -43,7 +43,11 @@ this patch's feature.
 Every kernel file of the repository (every new file, and every file edited
 by a .patch file) must belong to exactly one patch: the script stops and
 names the file otherwise, so that a file added to the repository is not
-silently left out of the series.
+silently left out of the series.  The repository's files are those that
+git tracks, committed or added to the index (tree.py's repo_files()): a
+build output such as tools/vm/allocinfo, which .gitignore lists, or any
+other untracked file is no kernel file (untracked ones that .gitignore
+does not list are named in a warning); "git add" a new file to take it.
 
 Patch k holds, for each kernel file assigned to it, the diff from the base
 tree to the file as the repository makes it: the tree after patch k is the
@@ -51,6 +55,10 @@ base plus every file of patches 1..k.  The files are computed with tree.py's
 own code, so that the tree after the last patch is the tree "tree.py tree"
 makes.  The output in DIR (default build/series) is one mail per patch in
 "git format-patch" form and a quilt "series" file.
+
+It runs python3, git, patch and diff, on the base tree that "make tree"
+unpacks into build/pristine (unpacked here from linux-source-6.1 if it
+is not yet); "make series" installs those and nothing else.
 """
 
 import argparse
@@ -188,6 +196,10 @@ def assign(patches):
                          "file, not kernel content: remove it from the "
                          "repository\n" % f)
     new = [f for f in new if not is_tool_artifact(f)]
+    left = tree.untracked_files()
+    if left:
+        sys.stderr.write("series: warning: left out, not tracked by git "
+                         "(git add to take): %s\n" % " ".join(left))
     targets = {p: tree.patch_targets(p) for p in patch_files}
     owner = {}          # kernel file -> Patch
     origin = {}         # kernel file -> repository file
@@ -208,6 +220,9 @@ def assign(patches):
                     die("%s: %s is a new file, not a .patch file: no "
                         "targets after it" % (p.src, repo))
                 files = [repo]
+            elif repo in left:
+                die("%s: File: %s is not tracked by git: git add it" %
+                    (p.src, repo))
             else:
                 die("%s: File: %s is not a kernel file of the repository" %
                     (p.src, repo))

@@ -12,6 +12,15 @@ existing kernel files; "mm/slub.c.patch" edits mm/slub.c, a top-level
 "Kconfig.patch" may edit several Kconfig files.  Project tooling (this folder,
 README.md, the top-level Makefile, .ci/, series/) is not part of the kernel.
 
+Only the files that git tracks are taken: committed, or added to the index
+("git add", also "git add -N"), so that a new file reaches the tree once it
+is added, and a build output (the allocinfo binary, object files), a
+patch's .orig or an editor's backup never does.  "tree.py tree" names the
+untracked files it leaves out, except those that .gitignore lists;
+"refresh" adds a new file it writes to the index with "git add -N".  A
+copy without .git (git archive) has only the repository's files, and all
+of them are taken.
+
 Only files whose content changes are rewritten, so incremental O= builds
 rebuild what depends on the change and nothing else.
 """
@@ -73,22 +82,69 @@ def unpack():
     print("tree: base is Linux %s from %s" % (base_version(PRISTINE), TARBALL))
 
 
-def repo_files():
-    """Return (new_files, patches) as repository-relative paths."""
-    new, patches = [], []
+def is_git_checkout():
+    """Whether TOP is a git work tree (.git is a folder, or a file in a
+    linked work tree or a submodule)."""
+    return os.path.exists(os.path.join(TOP, ".git"))
+
+
+def git_files(*args):
+    """Paths that "git ls-files ARGS" prints, relative to TOP."""
+    try:
+        r = subprocess.run(["git", "-C", TOP, "ls-files", "-z"] + list(args),
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    except FileNotFoundError:
+        die("git not found: apt-get install git (the repository's files "
+            "are the ones git tracks)")
+    if r.returncode:
+        die("git ls-files in %s failed: %s" %
+            (TOP, r.stderr.decode(errors="replace").strip()))
+    return [p for p in r.stdout.decode("utf-8", "surrogateescape")
+            .split("\0") if p]
+
+
+def walk_files():
+    """Every file under TOP: for a copy without .git."""
+    out = []
     for dirpath, dirnames, filenames in os.walk(TOP):
         rel = os.path.relpath(dirpath, TOP)
         if rel == ".":
             dirnames[:] = [d for d in dirnames if d not in EXCLUDE_TOP]
             rel = ""
-        for name in filenames:
-            path = os.path.join(rel, name) if rel else name
-            if not rel and name in EXCLUDE_TOP:
-                continue
-            if path.startswith(EXCLUDE_PREFIX) or name.endswith((".pyc", "~")):
-                continue
-            (patches if name.endswith(".patch") else new).append(path)
+        out += [os.path.join(rel, n) if rel else n for n in filenames]
+    return out
+
+
+def is_kernel_path(path):
+    """Whether a repository path is kernel content, not project tooling."""
+    name = os.path.basename(path)
+    return not (path.split("/")[0] in EXCLUDE_TOP or
+                path.startswith(EXCLUDE_PREFIX) or
+                name.endswith((".pyc", "~")))
+
+
+def repo_files():
+    """Return (new_files, patches) as repository-relative paths: the
+    kernel files that git tracks, committed or added to the index."""
+    if is_git_checkout():
+        # A tracked file deleted from the work tree is gone, as before.
+        paths = [p for p in git_files("--cached")
+                 if os.path.lexists(os.path.join(TOP, p))]
+    else:
+        paths = walk_files()
+    new, patches = [], []
+    for path in paths:
+        if is_kernel_path(path):
+            (patches if path.endswith(".patch") else new).append(path)
     return sorted(new), sorted(patches)
+
+
+def untracked_files():
+    """Kernel paths that git neither tracks nor ignores: left out."""
+    if not is_git_checkout():
+        return []
+    return sorted(p for p in git_files("--others", "--exclude-standard")
+                  if is_kernel_path(p))
 
 
 def patch_targets(patch):
@@ -182,6 +238,10 @@ def do_tree():
         f.write("".join(x + "\n" for x in sorted(wanted)))
     print("tree: %s ready: %d new files, %d patches, %d files rewritten" %
           (WORK, len(new), len(patches), changed))
+    left = untracked_files()
+    if left:
+        print("tree: left out, not tracked by git (git add to take): %s" %
+              " ".join(left))
 
 
 def unified(path):
@@ -212,6 +272,7 @@ def do_refresh():
     cand.discard(".allocprof-manifest")
     touched_patches = set()
     updated = 0
+    created = []        # repository files that refresh makes
     for f in sorted(cand):
         work, base = os.path.join(WORK, f), os.path.join(PRISTINE, f)
         if not os.path.exists(base):
@@ -227,6 +288,8 @@ def do_refresh():
                     print("tree: %s changed in the repository since 'make "
                           "tree'; not overwritten" % f)
                     continue
+                if not os.path.lexists(repo):
+                    created.append(f)
                 os.makedirs(os.path.dirname(repo), exist_ok=True)
                 shutil.copy2(work, repo)
                 updated += 1
@@ -254,12 +317,42 @@ def do_refresh():
                 os.unlink(dst)
                 updated += 1
         elif text != old:
+            if old is None:
+                created.append(p)
             os.makedirs(os.path.dirname(dst), exist_ok=True)
             with open(dst, "w") as f:
                 f.write(text)
             updated += 1
     print("tree: refresh wrote %d repository files" % updated)
+    track(created)
     os.utime(MANIFEST)
+
+
+def track(paths):
+    """git add -N the new repository files that refresh wrote, so that the
+    next "tree.py tree" and series.py take them; not those that .gitignore
+    lists (a build output made in build/linux)."""
+    if not paths or not is_git_checkout():
+        return
+    add = []
+    for p in paths:
+        r = subprocess.run(["git", "-C", TOP, "check-ignore", "-q", "--", p])
+        if r.returncode == 0:
+            print("tree: %s is a new file that .gitignore lists: not added "
+                  "to git, so not part of the tree" % p)
+        else:
+            add.append(p)
+    if not add:
+        return
+    r = subprocess.run(["git", "-C", TOP, "add", "--intent-to-add", "--"] +
+                       add, stderr=subprocess.PIPE, universal_newlines=True)
+    if r.returncode:
+        sys.stderr.write(r.stderr)
+        print("tree: could not add new files to git; run: git add -N %s" %
+              " ".join(add))
+    else:
+        print("tree: new files added to git (git add -N): %s" %
+              " ".join(add))
 
 
 def patch_order(patch, target):
