@@ -23,13 +23,23 @@ BUSYBOX_I386 := build/busybox-i386
 all: help
 
 help:
-	@echo "make demo     install, build and boot a profiling kernel, show /proc/allocinfo"
-	@echo "make check    every test: KUnit, QEMU boot checks, build matrix"
-	@echo "make tree     prepare the patched 6.1 tree in build/linux"
-	@echo "make refresh  turn edits made in build/linux back into repository files"
-	@echo "make kernel   build the x86_64 guest kernel (profiling on) in build/kernel"
-	@echo "make kernel-arm64  the arm64 one (make check's, KUnit built in) in build/arm64"
-	@echo "make fuzz     by hand: stress-ng and trinity for hours (guest/tools.sh)"
+	@echo "make demo                build and boot a profiling kernel, show /proc/allocinfo"
+	@echo "make check               every test: KUnit, QEMU boots, builds, series checks"
+	@echo "make deps                install what any target uses (apt; arm64/i386 busybox)"
+	@echo "make tree                the patched 6.1 tree in build/linux"
+	@echo "make refresh             edits made in build/linux back into repository files"
+	@echo "make kernel              x86_64 guest kernel, profiling on, in build/kernel"
+	@echo "make kernel-arm64        make check's arm64 kernel (KUnit built in), build/arm64"
+	@echo "make series              numbered patches and a quilt series in build/series"
+	@echo "make bisect-check        by hand: build the kernel after each patch (25-47 min)"
+	@echo "make build32             by hand: i386 profiling off, 32-bit arm on and off"
+	@echo "make capture-irqsoff     by hand: longest irqs-off section under capture"
+	@echo "make capture-nokallsyms  by hand: call-stack capture without CONFIG_KALLSYMS"
+	@echo "make fuzz                by hand: stress-ng and trinity for hours"
+	@echo "make bench               by hand: overhead benchmarks (BENCHMARKS.md)"
+	@echo "make distro              by hand: Debian's cloud config, every module, booted"
+	@echo "make clean               remove build/"
+	@echo "make help                this list (also: make, make all)"
 
 deps:
 	@$(T)/apt.sh install $(PKGS)
@@ -60,12 +70,19 @@ check: tree
 	@$(T)/check.sh
 
 # The repository as a numbered patch series in build/series (split: series/).
-series: deps
+# It installs only what series.py runs: python3, git (the files git
+# tracks, the last commit's date), patch and diff, and the base tree
+# (linux-source-6.1, unpacked with tar and xz) unless build/pristine has it.
+BASE_PKGS = $(if $(wildcard $(or $(ALLOCPROF_BUILD),build)/pristine/.unpacked),,linux-source-6.1 xz-utils)
+SERIES_PKGS := python3 git patch diffutils
+series:
+	@$(T)/apt.sh install $(SERIES_PKGS) $(BASE_PKGS)
 	@python3 $(T)/series.py
 
 # Build the profiling kernel after every patch of the series, in
 # build/bisect; BISECT_ARGS="-n 2" stops after the second patch.
-bisect-check: deps
+# bisect-check.sh installs what it uses (the kernel's build dependencies).
+bisect-check:
 	@$(T)/bisect-check.sh $(BISECT_ARGS)
 
 # 32-bit kernels, by hand: i386 with profiling compiled out (make check

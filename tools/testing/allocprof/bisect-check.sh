@@ -46,8 +46,15 @@ for f in "$@"; do
 	frags+=("$here/configs/$f.config")
 done
 
-"$here/apt.sh" install build-essential flex bison bc libelf-dev libssl-dev \
-	ccache patch python3
+# What it uses, and no more (make bisect-check does not run make deps):
+# series.py (python3, git, patch, diff), the kernel build (compiler,
+# flex, bison, bc, libelf for objtool, libssl, xz for tinyconfig's
+# KERNEL_XZ, ccache), and the base tree if build/pristine lacks it.
+pkgs=(build-essential flex bison bc libelf-dev libssl-dev xz-utils ccache
+	patch diffutils git python3)
+[ -f "$B/pristine/.unpacked" ] || pkgs+=(linux-source-6.1)
+"$here/apt.sh" install "${pkgs[@]}" ||
+	{ echo "FAIL: bisect-check: apt.sh install ${pkgs[*]}"; exit 1; }
 
 mkdir -p "$W/logs"
 if ! python3 "$here/series.py" --out "$W/series" >"$W/logs/series.log" 2>&1; then
