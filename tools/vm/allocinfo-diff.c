@@ -158,10 +158,13 @@ static bool changes_table(const struct change *c, size_t n)
 	return marked;
 }
 
-/* diff's table: the changes, or a line that says there is none, and totals. */
-static void diff_table(const char *old_name, const struct sites *a, const char *new_name,
-		       const struct sites *b, const struct change *c, size_t n, size_t all,
-		       size_t shown)
+/*
+ * diff's table: the changes, or a line that says there is none (of
+ * --min bytes or more, when some smaller are left out), then the totals.
+ */
+static void diff_table(const struct opts *o, const char *old_name, const struct sites *a,
+		       const char *new_name, const struct sites *b, const struct change *c,
+		       size_t n, size_t all, size_t shown)
 {
 	size_t i, kind[5] = { 0 };
 	char b1[32], b2[32], b3[40];
@@ -176,8 +179,10 @@ static void diff_table(const char *old_name, const struct sites *a, const char *
 	}
 	delta(a->bytes, b->bytes, &dbytes, &bdown);
 	delta(a->calls, b->calls, &dcalls, &cdown);
-	if (n)
+	if (shown)
 		marked = changes_table(c, shown);
+	else if (n)
+		fprintf(out, "no changes of %s or more (--min)\n", human(o->min, b1, sizeof(b1)));
 	else
 		fputs("no changes\n", out);
 	fprintf(out, "old: %s in %llu call%s at %zu site%s (%s)\n",
@@ -218,7 +223,7 @@ size_t do_diff(const struct opts *o, const char *old_name, const struct sites *a
 			csv_change(&c[i]);
 		break;
 	default:
-		diff_table(old_name, a, new_name, b, c, n, all, shown);
+		diff_table(o, old_name, a, new_name, b, c, n, all, shown);
 		break;
 	}
 	free(c);

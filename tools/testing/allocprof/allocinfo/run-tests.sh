@@ -305,6 +305,10 @@ cases() {
 	t diff-exit-code-zero-only diff vmlinux.txt modules.txt --file e1000_ethtool.c --exit-code
 	t diff-exit-code-zero	diff vmlinux.txt modules.txt --file e1000_ethtool.c --exit-code --zero
 	t diff-exit-code-min	diff vmlinux.txt modules.txt --exit-code --min 1G
+	# nothing of --min bytes to list: a line that says so, no empty table
+	t diff-exit-code-min-none diff --exit-code --min 5M vmlinux.txt modules.txt --module e1000
+	t diff-min-none		diff --min 5M vmlinux.txt modules.txt --module e1000
+	t diff-min-none-json	diff --min 5M vmlinux.txt modules.txt --module e1000 --json
 	t diff-exit-code-malformed diff vmlinux.txt malformed.txt --exit-code
 
 	# a count of 1 takes the singular: 1 call, 1 site, 1 group
