@@ -8,12 +8,21 @@
 #     with quilt push -a and with git am;
 #   - each of those trees is identical to the one tree.py makes;
 #   - scripts/checkpatch.pl --strict reports no error in any patch, and
-#     every warning type it reports is explained in CHECKPATCH.md;
+#     every warning type it reports is explained in CHECKPATCH.md, whose
+#     table lists the series' patches (the run's own table, to paste
+#     there when the counts change: logs/checkpatch-table.md);
 #   - scripts/kernel-doc finds nothing to report in the documented sources
 #     (alloc_tag.h, codetag.h, codetag.c, alloc_tag.c, pgalloc_tag.h,
 #     alloc_tag_capture.h, alloc_tag_capture.c);
 #   - "make SPHINXDIRS=mm htmldocs" gives no warning about the new
 #     documentation (SERIES_DOCS=0 skips it).
+#
+# SERIES_QUICK=1 checks only the split, tree.py's tree and the series
+# applied with patch -p1 against it (seconds; clone-check.sh uses it).
+#
+# Installs what it runs and nothing else: git, patch, diff, python3, and
+# quilt, perl (checkpatch, kernel-doc), make and Sphinx (htmldocs) unless
+# quick; linux-source-6.1 and xz if the base is not unpacked yet.
 #
 # Prints one "PASS: ...", "FAIL: ..." or "SKIP: ... (reason)" line per
 # check, other lines are information; exits non-zero if a check failed.
@@ -35,13 +44,12 @@ fail() { echo "FAIL: $*"; failed=1; }
 skip() { echo "SKIP: $*"; }
 info() { echo "  $*"; }
 
-deps() {
-	local pkgs=(git quilt patch diffutils perl python3)
-
-	[ "${SERIES_DOCS:-1}" = 1 ] &&
-		pkgs+=(python3-sphinx python3-sphinx-rtd-theme make)
-	"$here/apt.sh" install "${pkgs[@]}"
-}
+quick=${SERIES_QUICK:-0}
+deps_pkgs=(git patch diffutils python3)
+[ $quick = 1 ] || deps_pkgs+=(quilt perl)
+[ $quick = 1 ] || [ "${SERIES_DOCS:-1}" != 1 ] ||
+	deps_pkgs+=(python3-sphinx python3-sphinx-rtd-theme make)
+[ -f "$B/pristine/.unpacked" ] || deps_pkgs+=(linux-source-6.1 xz-utils)
 
 # linkcopy DIR: DIR = the base tree, files shared by hard link, except the
 # files that the repository touches: those are real copies, so that
@@ -74,7 +82,8 @@ same_tree() {
 	fi
 }
 
-deps || { fail "install git quilt patch diffutils perl python3"; exit 1; }
+"$here/apt.sh" install "${deps_pkgs[@]}" ||
+	{ fail "install ${deps_pkgs[*]}"; exit 1; }
 mkdir -p "$W" "$logs"
 rm -f "$logs"/*.log
 
@@ -133,6 +142,14 @@ else
 	skip "patch tree equals tree.py tree (did not apply)"
 fi
 
+if [ $quick = 1 ]; then
+	for c in "quilt push -a" "git am" checkpatch kernel-doc htmldocs; do
+		skip "$c (SERIES_QUICK=1)"
+	done
+	echo "  series: $out; logs: $logs"
+	exit $failed
+fi
+
 # --- quilt ---------------------------------------------------------------
 if linkcopy "$W/quilt" && (cd "$W/quilt" &&
 	QUILT_PATCHES=$out QUILT_PC=.pc quilt --quiltrc /dev/null \
@@ -178,7 +195,14 @@ fi
 tree=$W/patch
 [ -x "$tree/scripts/checkpatch.pl" ] || tree=$PRISTINE
 types=()
+table=$logs/checkpatch-table.md
+{
+	echo "| # | patch | errors | warnings | checks | reports by type |"
+	echo "|---|---|---|---|---|---|"
+} >"$table"
+k=0
 for p in "${patches[@]}"; do
+	k=$((k + 1))
 	log=$logs/checkpatch-${p%.patch}.log
 	(cd "$tree" && perl scripts/checkpatch.pl --strict --show-types \
 		"$out/$p") >"$log" 2>&1
@@ -199,6 +223,11 @@ for p in "${patches[@]}"; do
 	fi
 	while IFS= read -r t; do types+=("$t"); done < <(
 		sed -n 's/^\(WARNING\|CHECK\):\([A-Z_0-9]*\):.*/\1:\2/p' "$log")
+	printf '| %02d | %s | %s | %s | %s | %s |\n' $k \
+		"$(sed -n 's/^Subject: \[PATCH [0-9]*\/[0-9]*\] //p' "$out/$p" | head -1)" \
+		"$e" "$w" "$c" "$(sed -n 's/^\(ERROR\|WARNING\|CHECK\):\([A-Z_0-9]*\):.*/\1:\2/p' \
+			"$log" | sort | uniq -c | awk '{ printf "%s%s%s", s, $2,
+			($1 > 1 ? " (" $1 ")" : ""); s = ", " }')" >>"$table"
 done
 missing=""
 for t in $(printf '%s\n' "${types[@]}" | sort -u); do
@@ -208,6 +237,18 @@ if [ -z "$missing" ]; then
 	pass "every checkpatch warning and check type is explained in CHECKPATCH.md"
 else
 	fail "checkpatch types not explained in CHECKPATCH.md:$missing"
+fi
+# CHECKPATCH.md's table: the same patches, numbers and subjects, as this
+# series; its counts are those of the run it names (told here if they
+# differ, with this run's table to paste).
+cols() { grep -E '^\| [0-9]{2} \| ' "$1" | cut -d'|' -f"$2"; }
+if [ "$(cols "$top/CHECKPATCH.md" 2-3)" = "$(cols "$table" 2-3)" ]; then
+	pass "CHECKPATCH.md's table lists the series' ${#patches[@]} patches"
+	[ "$(cols "$top/CHECKPATCH.md" 2-7)" = "$(cols "$table" 2-7)" ] ||
+		info "CHECKPATCH.md's counts differ from this run's: $table"
+else
+	diff <(cols "$top/CHECKPATCH.md" 2-3) <(cols "$table" 2-3) | head -20
+	fail "CHECKPATCH.md's table lists the series' patches (this run's: $table)"
 fi
 
 # --- kernel-doc ----------------------------------------------------------
