@@ -514,9 +514,13 @@ section "FORTIFY_SOURCE (modules against modules_prepare of -O2 FORTIFY kernels)
 "$here/fortify.sh" >"$logs/fortify.log" 2>&1
 tally "$logs/fortify.log" "fortify"
 
-section "patch series (git am, quilt, patch -p1, same tree, checkpatch, docs)"
+section "patch series (git am, quilt, patch -p1, same tree, checkpatch, docs; a fresh clone)"
 "$here/series-check.sh" >"$logs/series.log" 2>&1
 tally "$logs/series.log" "series"
+# A fresh clone: the tool built, then make series and the series check
+# (build outputs never become patches), make help.
+"$here/clone-check.sh" >"$logs/clone.log" 2>&1
+tally "$logs/clone.log" "clone"
 
 note "logs: $logs; $((SECONDS / 60)) minutes"
 echo "$P passed, $F failed, $S skipped"
