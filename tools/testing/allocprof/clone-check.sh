@@ -17,7 +17,8 @@
 #     are made too;
 #   - git status then lists nothing: .gitignore covers every output;
 #   - lib/untracked-scratch.c, a file nothing ignores and git does not
-#     track, is left beside them;
+#     track, is left beside them, and series/9999-untracked.txt, an
+#     untracked series file naming a file that does not exist;
 #   - make series writes the series (every kernel file in one patch);
 #   - series-check.sh passes in quick mode (SERIES_QUICK=1: the split,
 #     tree.py's tree, the series applied with patch -p1, the two trees
@@ -107,11 +108,15 @@ fi
 gcc -o "$c/allocinfo" "$c"/tools/vm/*.o >>"$log" 2>&1 || ok=0
 [ $ok = 1 ] || { show "$log"; fail "object files and a top-level binary built"; }
 printf '/* not tracked */\n' >"$c/lib/untracked-scratch.c"
+# An untracked series file, which would stop series.py if it were read.
+printf 'File: lib/no-such-file.c\nSubject: lib: not tracked\n\nUntracked.\n' \
+	>"$c/series/9999-untracked.txt"
 built=$(cd "$c" && ls -d tools/vm/allocinfo allocinfo tools/vm/*.o 2>/dev/null)
 git -C "$c" status --porcelain --untracked-files=all >"$tmp/status"
 if [ -z "$built" ]; then
 	fail "git status lists no build output (nothing was built)"
-elif [ "$(cat "$tmp/status")" = "?? lib/untracked-scratch.c" ]; then
+elif [ "$(cat "$tmp/status")" = "?? lib/untracked-scratch.c
+?? series/9999-untracked.txt" ]; then
 	pass "git status lists no build output:" $built
 else
 	show "$tmp/status"
@@ -163,7 +168,7 @@ fi
 
 # --- an export without .git -------------------------------------------------
 mkdir -p "$tmp/export"
-n=$(cd "$c/series" && ls [0-9][0-9][0-9][0-9]-*.txt | wc -l)
+n=$(git -C "$c" ls-files 'series/[0-9][0-9][0-9][0-9]-*.txt' | wc -l)
 n=$(printf %02d "$n")
 if git -C "$c" archive HEAD | tar -x -C "$tmp/export" &&
 	python3 "$tmp/export/$T/series.py" --list >"$log" 2>&1 &&

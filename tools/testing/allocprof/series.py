@@ -4,7 +4,8 @@
 
   series.py [--out DIR] [--list]
 
-The split is defined by the files in series/ at the top of the repository,
+The split is defined by the files in series/ at the top of the repository
+that git tracks (an untracked one is named in a warning and not read),
 one per patch, taken in the order of their names.  Each starts with a
 header, ends it with a blank line, and continues with the changelog:
 
@@ -182,6 +183,15 @@ def read_series():
         die("no %s directory" % SERIES_DIR)
     names = sorted(n for n in os.listdir(SERIES_DIR)
                    if n.endswith(".txt") and re.match(r"^\d{4}-", n))
+    if tree.is_git_checkout():
+        tracked = {os.path.basename(p) for p in tree.git_files("--cached",
+                                                                "series/")}
+        left = [n for n in names if n not in tracked]
+        if left:
+            sys.stderr.write("series: warning: left out, not tracked by "
+                             "git (git add to take): %s\n" %
+                             " ".join("series/" + n for n in left))
+        names = [n for n in names if n in tracked]
     if not names:
         die("no series/NNNN-*.txt files")
     return [parse_series_file(os.path.join(SERIES_DIR, n)) for n in names]
