@@ -134,7 +134,7 @@ if treebase &&
 	linkcopy "$W/treepy/linux" &&
 	ALLOCPROF_BUILD=$W/treepy python3 "$here/tree.py" tree \
 		>"$logs/treepy.log" 2>&1; then
-	info "tree.py tree: $(tail -1 "$logs/treepy.log")"
+	grep -a 'ready:\|left out' "$logs/treepy.log" | sed 's/^/  tree.py /'
 else
 	cat "$logs/treepy.log"
 	fail "tree.py tree in $W/treepy"
