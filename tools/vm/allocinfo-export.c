@@ -123,9 +123,14 @@ static const char * const prom_name[] = {
 	"allocinfo_bytes", "allocinfo_calls", "allocinfo_group_bytes", "allocinfo_group_calls"
 };
 
+static void prom_family_type(const char *name, const char *help, const char *type)
+{
+	fprintf(out, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
+}
+
 static void prom_family(const char *name, const char *help)
 {
-	fprintf(out, "# HELP %s %s\n# TYPE %s gauge\n", name, help, name);
+	prom_family_type(name, help, "gauge");
 }
 
 /*
@@ -138,6 +143,8 @@ static void prom_export_labels(const struct opts *o, const char *by)
 	size_t limit = get_limit(o, DEFAULT_TOP);
 
 	fprintf(out, "command=\"%s\"", by ? "group" : o->snapshot ? "snapshot" : "top");
+	if (o->rate)
+		fputs(",rate=\"true\"", out);
 	if (by)
 		prom_label(",", "by", by);
 	if (o->input && strcmp(o->input, live_file))
@@ -155,7 +162,8 @@ static void prom_export_labels(const struct opts *o, const char *by)
 	if (limit != DEFAULT_TOP)
 		fprintf(out, ",limit=\"%zu\"", limit);
 	if (o->min)
-		fprintf(out, ",min_bytes=\"%llu\"", o->min);
+		fprintf(out, ",%s=\"%llu\"", o->rate ? "min_bytes_per_second" : "min_bytes",
+			o->min);
 }
 
 /* The rest: the sum of what the export does not list, never a real name. */
@@ -270,6 +278,102 @@ void snapshot_export(const struct opts *o, const struct sites *s)
 	}
 	if (o->fmt == FMT_JSON)
 		fputs(n ? "\n  ]\n}\n" : "]\n}\n", out);
+}
+
+/* ------------------------------------------------------------ top --rate */
+
+static const char * const prom_rate_help[] = {
+	"Bytes allocated at a code location since profiling was switched on (/proc/allocinfo_cumulative).",
+	"Allocations made at a code location since profiling was switched on (/proc/allocinfo_cumulative).",
+};
+
+static const char * const prom_rate_name[] = {
+	"allocinfo_allocated_bytes_total", "allocinfo_allocations_total"
+};
+
+/*
+ * The -n sites that allocated the most between the two reads, each with
+ * its counters as counters: PromQL's rate() gives what the table shows,
+ * over any window.  No other="true" series here: the sum of the sites not
+ * listed goes down when one of them enters the list, which Prometheus
+ * would take for a reset of the counter.
+ */
+static void prom_rates(const struct opts *o, const struct rates *r)
+{
+	size_t f, i;
+
+	for (f = 0; f < 2; f++) {
+		prom_family_type(prom_rate_name[f], prom_rate_help[f], "counter");
+		for (i = 0; i < r->shown; i++) {
+			const struct site *st = r->v[i].site;
+
+			fprintf(out, "%s{", prom_rate_name[f]);
+			prom_export_labels(o, NULL);
+			prom_label(",", "file", st->file);
+			fprintf(out, ",line=\"%u\"", st->line);
+			prom_label(",", "func", st->func);
+			prom_label(",", "module", module_name(st));
+			fprintf(out, "%s} %llu\n", st->inaccurate ? ",accurate=\"no\"" : "",
+				f ? st->calls : st->bytes);
+		}
+	}
+	prom_timestamp(o, NULL);
+}
+
+#define RATE_CSV_HEAD \
+	"bytes_per_second,calls_per_second,bytes,calls,cumulative_bytes,cumulative_calls," \
+	"module,func,file,line,accurate,reset\n"
+
+/* top --rate in JSON, CSV or Prometheus text */
+void rate_export(const struct opts *o, const struct rates *r)
+{
+	double sec = r->seconds;
+	size_t i;
+
+	switch (o->fmt) {
+	case FMT_JSON:
+		fprintf(out, "{\n  \"interval_seconds\": %.3f,\n", sec);
+		fprintf(out, "  \"total_bytes\": %llu,\n  \"total_calls\": %llu,\n",
+			r->bytes, r->calls);
+		fprintf(out, "  \"bytes_per_second\": %.1f,\n  \"calls_per_second\": %.1f,\n",
+			r->bytes / sec, r->calls / sec);
+		fprintf(out, "  \"total_sites\": %zu,\n  \"reset_sites\": %zu,\n", r->sites,
+			r->resets);
+		fprintf(out, "  \"gone_sites\": %zu,\n  \"sort\": \"%s\",\n  \"top\": [", r->gone,
+			o->sort == SORT_CALLS ? "calls" : "bytes");
+		for (i = 0; i < r->shown; i++) {
+			const struct rate *x = &r->v[i];
+
+			fputs(i ? ",\n    " : "\n    ", out);
+			fprintf(out, "{\"bytes\": %llu, \"calls\": %llu, ", x->bytes, x->calls);
+			fprintf(out, "\"bytes_per_second\": %.1f, \"calls_per_second\": %.1f, ",
+				x->bytes / sec, x->calls / sec);
+			fprintf(out, "\"cumulative_bytes\": %llu, \"cumulative_calls\": %llu, ",
+				x->site->bytes, x->site->calls);
+			fprintf(out, "\"reset\": %s, ", x->reset ? "true" : "false");
+			json_site_id(x->site, x->site->inaccurate);
+			fputc('}', out);
+		}
+		fputs(r->shown ? "\n  ]\n}\n" : "]\n}\n", out);
+		break;
+	case FMT_CSV:
+		fputs(RATE_CSV_HEAD, out);
+		for (i = 0; i < r->shown; i++) {
+			const struct rate *x = &r->v[i];
+
+			fprintf(out, "%.1f,%.1f,%llu,%llu,%llu,%llu,", x->bytes / sec,
+				x->calls / sec, x->bytes, x->calls, x->site->bytes,
+				x->site->calls);
+			csv_site_id(x->site, x->site->inaccurate);
+			fprintf(out, ",%s\n", x->reset ? "yes" : "no");
+		}
+		break;
+	case FMT_PROM:
+		prom_rates(o, r);
+		break;
+	case FMT_TABLE:
+		break;
+	}
 }
 
 /* ----------------------------------------------------------------- group */

@@ -81,6 +81,7 @@ const char *live_file = PROC_ALLOCINFO;
 const char *sysctl_file = PROC_SYSCTL;
 const char *stacks_file = DEBUGFS_STACKS;
 const char *ioctl_mode;
+bool cumulative_input;
 static bool overflow_warned;
 
 /* What one read of a file found, for its warnings and errors. */
@@ -262,14 +263,54 @@ static const char *parse_counter(const char *tok, bool bytes, u64 *val, bool *ne
 	return NULL;
 }
 
-/* Where the version starts in a header line of either file, or NULL. */
+/* What follows @prefix at the start of @s, or NULL. */
+static const char *skip_prefix(const char *s, const char *prefix)
+{
+	size_t len = strlen(prefix);
+
+	return strncmp(s, prefix, len) ? NULL : s + len;
+}
+
+/*
+ * Where the version starts in a header line of a file that the command
+ * reads, or NULL: /proc/allocinfo's and /proc/allocinfo_nodes', whose
+ * lines are alike, or /proc/allocinfo_cumulative's for top --rate.
+ */
 static const char *header_version(const char *s)
 {
-	if (!strncmp(s, HEADER_PREFIX, strlen(HEADER_PREFIX)))
-		return s + strlen(HEADER_PREFIX);
-	if (!strncmp(s, NODES_HEADER_PREFIX, strlen(NODES_HEADER_PREFIX)))
-		return s + strlen(NODES_HEADER_PREFIX);
-	return NULL;
+	const char *v;
+
+	if (cumulative_input)
+		return skip_prefix(s, CUMULATIVE_HEADER_PREFIX);
+	v = skip_prefix(s, HEADER_PREFIX);
+	return v ? v : skip_prefix(s, NODES_HEADER_PREFIX);
+}
+
+/*
+ * The header of the other kind of file: counts since profiling was
+ * switched on where bytes held are expected, or the reverse.  Such a file
+ * is never read, not even with --lenient.
+ */
+static bool wrong_kind(const char *name, const char *line)
+{
+	if (!cumulative_input && skip_prefix(line, CUMULATIVE_HEADER_PREFIX)) {
+		errorf("%s:1: a file of %s, totals since profiling was switched on: use top --rate",
+		       name, PROC_ALLOCINFO_CUMULATIVE);
+		return true;
+	}
+	if (cumulative_input &&
+	    (skip_prefix(line, HEADER_PREFIX) || skip_prefix(line, NODES_HEADER_PREFIX))) {
+		errorf("%s:1: not a file of %s: top --rate needs counts that only grow",
+		       name, PROC_ALLOCINFO_CUMULATIVE);
+		return true;
+	}
+	return false;
+}
+
+/* The header prefix of the files the command reads, for messages */
+static const char *expected_prefix(void)
+{
+	return cumulative_input ? CUMULATIVE_HEADER_PREFIX : HEADER_PREFIX;
 }
 
 static bool is_header(const char *s, size_t len)
@@ -489,8 +530,13 @@ int parse_stream(FILE *fp, const char *name, bool lenient, struct sites *s)
 				check_version(name, line);
 				continue;
 			}
+			if (wrong_kind(name, line)) {
+				ret = -1;
+				break;
+			}
 			if (!lenient) {
-				errorf("%s:1: missing header line \"%sX.Y\"", name, HEADER_PREFIX);
+				errorf("%s:1: missing header line \"%sX.Y\"", name,
+				       expected_prefix());
 				ret = -1;
 				break;
 			}
@@ -524,8 +570,8 @@ int parse_stream(FILE *fp, const char *name, bool lenient, struct sites *s)
 		ret = -1;
 	}
 	if (!ret && !st.lines) {
-		errorf("%s: empty file, missing header line \"%sX.Y\"%s", name, HEADER_PREFIX,
-		       empty_hint);
+		errorf("%s: empty file, missing header line \"%sX.Y\"%s", name,
+		       expected_prefix(), empty_hint);
 		ret = -1;
 	} else if (!ret && !st.sites && (st.skipped || !st.header)) {
 		errorf("%s: no valid line in %llu line%s", name, st.lines, plural(st.lines));
@@ -778,12 +824,13 @@ int load(const char *name, const struct opts *o, struct sites *s)
 	memset(s, 0, sizeof(*s));
 	if (!strcmp(name, live_file))
 		check_sysctl();
-	if (!strcmp(name, live_file) && !o->by_node && !load_ioctl(o, s)) {
+	/* the ioctl is /proc/allocinfo's */
+	if (!strcmp(name, live_file) && !o->by_node && !o->rate && !load_ioctl(o, s)) {
 		filter_sites(s, o);
 		merge_sites(s);
 		return 0;
 	}
-	if (!strcmp(name, live_file) && !o->by_node && ioctl_mode &&
+	if (!strcmp(name, live_file) && !o->by_node && !o->rate && ioctl_mode &&
 	    !strcmp(ioctl_mode, "only")) {
 		errorf("%s: cannot be read through its ioctl for these options",
 		       name);
@@ -791,6 +838,7 @@ int load(const char *name, const struct opts *o, struct sites *s)
 	}
 	fp = open_input(&name, live_file, o->by_node ?
 			" (kernel not booted with sysctl.vm.mem_profiling=1,nodes?)" :
+			o->rate ? " (top --rate needs " CUMULATIVE_NEEDS ")" :
 			" (kernel without CONFIG_MEM_ALLOC_PROFILING?)");
 	if (!fp)
 		return -1;

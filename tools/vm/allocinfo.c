@@ -29,7 +29,8 @@
 
 static const char * const help_text[] = {
 	"NAME\n"
-	"       allocinfo - rank, group, compare and export /proc/allocinfo\n"
+	"       allocinfo - rank, group, compare and export /proc/allocinfo; find\n"
+	"       the call sites that allocate most often\n"
 	"\n"
 	"SYNOPSIS\n"
 	"       allocinfo [top] [-n N] [--sort bytes|calls] [--min SIZE] [--by-node]\n"
@@ -42,6 +43,9 @@ static const char * const help_text[] = {
 	"       allocinfo watch [-i SECONDS] [-n N] [--count K] [--min SIZE] [--zero]\n"
 	"                 [FILTER] [--json|--csv] [FILE]\n"
 	"       allocinfo stacks [-n N] [FILTER] [--json] [FILE]\n"
+	"       allocinfo top --rate [-i SECONDS] [-n N] [--sort bytes|calls]\n"
+	"                 [--min SIZE] [FILTER] [FORMAT] [FILE | OLD NEW]\n"
+
 	"       allocinfo --help | --version\n"
 	"\n"
 	"       FILTER is any of --module NAME, --file SUBSTR, --func NAME.\n"
@@ -122,7 +126,26 @@ static const char * const help_text[] = {
 	"              Reads " DEBUGFS_STACKS " (root only) when\n"
 	"              no FILE is given and standard input is a terminal.  Table or\n"
 	"              --json.\n"
-	"\n",
+	"\n"
+	"       top --rate\n"
+	"              The sites that allocate the most bytes (or, with --sort\n"
+	"              calls, the most often) per second, freed or not: what they\n"
+	"              allocated between two reads of " PROC_ALLOCINFO_CUMULATIVE ",\n"
+	"              -i seconds apart (default 5), divided by the seconds between\n"
+	"              them.  That file (root only; a kernel built with\n"
+	"              " CUMULATIVE_CONFIG " and booted\n"
+	"              with " CUMULATIVE_BOOT ") has the lines of\n"
+	"              /proc/allocinfo, with bytes and calls counted since profiling\n"
+	"              was switched on, never decremented.  OLD NEW, two copies of it\n"
+	"              saved -i seconds apart, are read instead; a FILE is read\n"
+	"              twice.  A site whose counters went back (a module loaded\n"
+	"              again) is counted from 0 and marked reset.  --min is in bytes\n"
+	"              per second.  --prometheus writes the counters\n"
+	"              allocinfo_allocated_bytes_total and allocinfo_allocations_total\n"
+	"              of the -n sites that allocated the most (PromQL's rate() gives\n"
+	"              the rates), labelled rate=\"true\", and no other=\"true\" series.\n"
+	"\n"
+,
 
 	"OPTIONS\n"
 	"       -f, --input FILE\n"
@@ -144,7 +167,10 @@ static const char * const help_text[] = {
 	"       --depth N\n"
 	"              Directory levels kept by --by dir (default 1).\n"
 	"       -i, --interval SECONDS\n"
-	"              Time between two reads of watch (default 5, fractions allowed).\n"
+	"              Time between two reads of watch and top --rate (default 5,\n"
+	"              fractions allowed); with FILEs, the time between them.\n"
+	"       --rate\n"
+	"              top: per second, from " PROC_ALLOCINFO_CUMULATIVE ".\n"
 	"       --count K\n"
 	"              Stop watch after K rounds (default 0: never).\n"
 	"       --zero\n"
@@ -198,6 +224,10 @@ static const char * const help_text[] = {
 	"              The kernel's file, instead of /proc/allocinfo.\n"
 	"       ALLOCINFO_NODES_PROC\n"
 	"              The kernel's per-node file, instead of /proc/allocinfo_nodes.\n"
+	"       ALLOCINFO_CUMULATIVE_PROC\n"
+	"              The kernel's cumulative file, instead of\n"
+	"              " PROC_ALLOCINFO_CUMULATIVE ".\n"
+
 	"       ALLOCINFO_SYSCTL\n"
 	"              The vm.mem_profiling switch, instead of\n"
 	"              /proc/sys/vm/mem_profiling.\n"
@@ -225,6 +255,8 @@ static const char * const help_text[] = {
 	"       allocinfo diff --module foo before.txt after.txt --csv\n"
 	"       zcat saved.txt.gz | allocinfo group --by module\n"
 	"       allocinfo watch -i 2 -n 5\n"
+	"       allocinfo top --rate -i 10 --sort calls\n"
+
 	"       allocinfo top --prometheus -f /proc/allocinfo > $DIR/top.prom.tmp &&\n"
 	"           mv $DIR/top.prom.tmp $DIR/top.prom\n",
 	NULL
@@ -390,6 +422,7 @@ enum {
 	OPT_VERSION,
 	OPT_ZERO,
 	OPT_EXIT_CODE,
+	OPT_RATE,
 };
 
 /* Options that only some commands take. */
@@ -422,6 +455,7 @@ static const struct option longopts[] = {
 	{ "version",	no_argument,		NULL, OPT_VERSION },
 	{ "zero",	no_argument,		NULL, OPT_ZERO },
 	{ "exit-code",	no_argument,		NULL, OPT_EXIT_CODE },
+	{ "rate",	no_argument,		NULL, OPT_RATE },
 	{ NULL,		0,			NULL, 0 }
 };
 
@@ -489,101 +523,98 @@ static void check_given(const char *cmd, unsigned int given, unsigned int allowe
 			usage_error("%s does not take %s", cmd, names[i]);
 }
 
-int main(int argc, char **argv)
+/* Read the options into @o; returns those of them that only some commands take. */
+static unsigned int parse_options(int argc, char **argv, struct opts *o)
 {
-	struct opts o = {
-		.limit = -1,
-		.depth = 1,
-		.interval = DEFAULT_INTERVAL,
-	};
 	unsigned int given = 0, formats = 0;
-	const char *cmd, *env, *old_name, *new_name;
-	int c, args, ret;
+	int c;
 
-	out = stdout;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":hf:n:i:", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'h':
 			print_help();
-			return 0;
+			exit(0);
 		case 'f':
-			o.input = optarg;
+			o->input = optarg;
 			break;
 		case 'n':
-			o.limit = parse_long(optarg, "-n", 0, LONG_MAX);
+			o->limit = parse_long(optarg, "-n", 0, LONG_MAX);
 			given |= GIVEN_N;
 			break;
 		case 'i':
-			o.interval = parse_interval(optarg);
+			o->interval = parse_interval(optarg);
 			given |= GIVEN_INTERVAL;
 			break;
 		case OPT_SORT:
 			if (!strcmp(optarg, "bytes"))
-				o.sort = SORT_BYTES;
+				o->sort = SORT_BYTES;
 			else if (!strcmp(optarg, "calls"))
-				o.sort = SORT_CALLS;
+				o->sort = SORT_CALLS;
 			else
 				usage_error("--sort takes bytes or calls, not '%s'", optarg);
 			given |= GIVEN_SORT;
 			break;
 		case OPT_MIN:
-			o.min = parse_size(optarg);
+			o->min = parse_size(optarg);
 			break;
 		case OPT_BY:
 			if (!strcmp(optarg, "file"))
-				o.by = BY_FILE;
+				o->by = BY_FILE;
 			else if (!strcmp(optarg, "dir"))
-				o.by = BY_DIR;
+				o->by = BY_DIR;
 			else if (!strcmp(optarg, "module"))
-				o.by = BY_MODULE;
+				o->by = BY_MODULE;
 			else if (!strcmp(optarg, "func"))
-				o.by = BY_FUNC;
+				o->by = BY_FUNC;
 			else
 				usage_error("--by takes file, dir, module or func, not '%s'",
 					    optarg);
 			given |= GIVEN_BY;
 			break;
 		case OPT_DEPTH:
-			o.depth = parse_long(optarg, "--depth", 1, INT_MAX);
+			o->depth = parse_long(optarg, "--depth", 1, INT_MAX);
 			given |= GIVEN_DEPTH;
 			break;
 		case OPT_COUNT:
-			o.count = parse_long(optarg, "--count", 0, LONG_MAX);
+			o->count = parse_long(optarg, "--count", 0, LONG_MAX);
 			given |= GIVEN_COUNT;
 			break;
 		case OPT_MODULE:
-			o.module = optarg;
+			o->module = optarg;
 			break;
 		case OPT_FILE:
-			o.file = optarg;
+			o->file = optarg;
 			break;
 		case OPT_FUNC:
-			o.func = optarg;
+			o->func = optarg;
 			break;
 		case OPT_JSON:
 		case OPT_CSV:
 		case OPT_PROM:
-			o.fmt = c == OPT_JSON ? FMT_JSON : c == OPT_CSV ? FMT_CSV : FMT_PROM;
+			o->fmt = c == OPT_JSON ? FMT_JSON : c == OPT_CSV ? FMT_CSV : FMT_PROM;
 			formats |= 1u << (c - OPT_JSON);
 			break;
 		case OPT_LENIENT:
-			o.lenient = true;
+			o->lenient = true;
 			break;
 		case OPT_BY_NODE:
-			o.by_node = true;
+			o->by_node = true;
+			break;
+		case OPT_RATE:
+			o->rate = true;
 			break;
 		case OPT_ZERO:
-			o.zero = true;
+			o->zero = true;
 			given |= GIVEN_ZERO;
 			break;
 		case OPT_EXIT_CODE:
-			o.exit_code = true;
+			o->exit_code = true;
 			given |= GIVEN_EXIT_CODE;
 			break;
 		case OPT_VERSION:
 			printf("allocinfo %s\n", ALLOCINFO_VERSION);
-			return 0;
+			exit(0);
 		case ':':
 			if (optopt > 0 && optopt < 128)
 				usage_error("option '-%c' needs a value", optopt);
@@ -598,100 +629,171 @@ int main(int argc, char **argv)
 	}
 	if (formats & (formats - 1))
 		usage_error("--json, --csv and --prometheus exclude each other");
-	env = getenv("ALLOCINFO_PROC");
-	if (env && *env)
-		live_file = env;
-	env = getenv("ALLOCINFO_SYSCTL");
-	if (env && *env)
-		sysctl_file = env;
-	env = getenv("ALLOCINFO_STACKS");
-	if (env && *env)
-		stacks_file = env;
+	return given;
+}
+
+/* @var if it is set and not empty, else @def */
+static const char *env_or(const char *var, const char *def)
+{
+	const char *env = getenv(var);
+
+	return env && *env ? env : def;
+}
+
+/* The kernel's files, which the tests set to fixtures. */
+static void read_environment(const struct opts *o)
+{
+	live_file = env_or("ALLOCINFO_PROC", PROC_ALLOCINFO);
+	sysctl_file = env_or("ALLOCINFO_SYSCTL", PROC_SYSCTL);
+	stacks_file = env_or("ALLOCINFO_STACKS", DEBUGFS_STACKS);
 	ioctl_mode = getenv("ALLOCINFO_IOCTL");
-	keep_nodes = o.by_node;
-	if (o.by_node) {
-		env = getenv("ALLOCINFO_NODES_PROC");
-		live_file = env && *env ? env : PROC_ALLOCINFO_NODES;
+	if (o->by_node)
+		live_file = env_or("ALLOCINFO_NODES_PROC", PROC_ALLOCINFO_NODES);
+	if (o->rate)
+		live_file = env_or("ALLOCINFO_CUMULATIVE_PROC", PROC_ALLOCINFO_CUMULATIVE);
+}
+
+/*
+ * top --rate: the kernel's cumulative file read twice, -i seconds apart,
+ * or OLD and NEW, saved -i seconds apart.
+ */
+static int run_rate(struct opts *o, unsigned int given, int args, char **argv)
+{
+	const char *old_name, *new_name;
+
+	check_given("top --rate", given, GIVEN_N | GIVEN_SORT | GIVEN_INTERVAL);
+	if (o->by_node)
+		usage_error("--rate and --by-node exclude each other");
+	if (args > 2 || (args && o->input))
+		usage_error("top --rate takes one FILE, read twice, or OLD and NEW");
+	if (args == 2 && !(given & GIVEN_INTERVAL))
+		usage_error("top --rate OLD NEW needs --interval, the seconds between them");
+	if (!(o->interval > 0))
+		usage_error("top --rate needs an --interval of more than 0 seconds");
+	old_name = args ? argv[0] : o->input ? o->input : live_file;
+	new_name = args == 2 ? argv[1] : old_name;
+	if (args == 2 && !strcmp(old_name, "-") && !strcmp(new_name, "-"))
+		usage_error("top --rate: OLD and NEW cannot both be standard input");
+	if (args < 2 && !strcmp(old_name, "-"))
+		usage_error("top --rate reads FILE twice: it cannot be standard input");
+	if (o->fmt == FMT_PROM) {
+		check_label_text("FILE", old_name);
+		check_label_text("FILE", new_name);
 	}
+	o->input = new_name;	/* the source label of --prometheus */
+	cumulative_input = true;
+	return cmd_rate(o, old_name, new_name, o->interval);
+}
+
+/* Every command but diff and top --rate takes one FILE. */
+static void one_input(const char *cmd, struct opts *o, int args, char **argv)
+{
+	if (args > 1)
+		usage_error("%s takes one FILE, not also '%s'", cmd, argv[1]);
+	if (args && o->input)
+		usage_error("%s: FILE given twice ('-f %s' and '%s')", cmd, o->input, argv[0]);
+	if (args)
+		o->input = argv[0];
+	if (!strcmp(cmd, "stacks") && !o->input)
+		o->input = stacks_default_input();
+	else if (strcmp(cmd, "watch"))
+		o->input = default_input(o, NULL);
+	if (o->fmt == FMT_PROM)
+		check_label_text("FILE", o->input);
+}
+
+static int run_diff(struct opts *o, unsigned int given, int args, char **argv)
+{
+	const char *old_name, *new_name;
+
+	check_given("diff", given, GIVEN_N | GIVEN_ZERO | GIVEN_EXIT_CODE);
+	if (args < 1 || args > 2)
+		usage_error("diff takes OLD and optionally NEW");
+	if (args == 2 && o->input)
+		usage_error("diff: NEW given twice ('-f %s' and '%s')", o->input, argv[1]);
+	old_name = argv[0];
+	new_name = args == 2 ? argv[1] : default_input(o, old_name);
+	if (!strcmp(old_name, "-") && !strcmp(new_name, "-"))
+		usage_error("diff: OLD and NEW cannot both be standard input");
+	return cmd_diff(o, old_name, new_name);
+}
+
+/* Run @cmd with its @args arguments @argv. */
+static int run(const char *cmd, struct opts *o, unsigned int given, int args, char **argv)
+{
+	if (o->fmt == FMT_PROM)
+		check_prometheus(cmd, o);
+	if (o->rate && strcmp(cmd, "top"))
+		usage_error("--rate goes with top");
+	if (o->by_node && strcmp(cmd, "top"))
+		usage_error("--by-node goes with top");
+	if (!strcmp(cmd, "top") && o->rate)
+		return run_rate(o, given, args, argv);
+	if (!strcmp(cmd, "diff"))
+		return run_diff(o, given, args, argv);
+	one_input(cmd, o, args, argv);
+	if (!strcmp(cmd, "top")) {
+		check_given(cmd, given, GIVEN_N | GIVEN_SORT);
+		return cmd_single(o, do_top);
+	}
+	if (!strcmp(cmd, "group")) {
+		check_given(cmd, given, GIVEN_N | GIVEN_SORT | GIVEN_BY | GIVEN_DEPTH);
+		if (o->by == BY_NONE)
+			usage_error("group needs --by file, dir, module or func");
+		if (o->by != BY_DIR && (given & GIVEN_DEPTH))
+			usage_error("--depth goes with --by dir");
+		return cmd_single(o, do_group);
+	}
+	if (!strcmp(cmd, "snapshot")) {
+		check_given(cmd, given, o->fmt == FMT_PROM ? GIVEN_N : 0);
+		return cmd_single(o, do_snapshot);
+	}
+	if (!strcmp(cmd, "stacks")) {
+		check_given(cmd, given, GIVEN_N);
+		if (o->fmt == FMT_CSV)
+			usage_error("stacks has no --csv output");
+		return cmd_stacks(o);
+	}
+	/* watch */
+	check_given(cmd, given, GIVEN_N | GIVEN_INTERVAL | GIVEN_COUNT | GIVEN_ZERO);
+	if (o->input && !strcmp(o->input, "-"))
+		usage_error("watch reads FILE every round: it cannot be standard input");
+	if (!o->input)
+		o->input = live_file;
+	return cmd_watch(o);
+}
+
+int main(int argc, char **argv)
+{
+	struct opts o = {
+		.limit = -1,
+		.depth = 1,
+		.interval = DEFAULT_INTERVAL,
+	};
+	unsigned int given;
+	const char *cmd;
+	int ret;
+
+	out = stdout;
+	given = parse_options(argc, argv, &o);
+	read_environment(&o);
+	keep_nodes = o.by_node;
 
 	/* no command: top, as for "allocinfo -n 5" or "allocinfo saved.txt" */
 	if (optind >= argc || is_input(argv[optind]))
 		cmd = "top";
 	else
 		cmd = argv[optind++];
-	args = argc - optind;
-
 	if (!strcmp(cmd, "help")) {
 		print_help();
 		return 0;
 	}
 	if (!is_command(cmd))
 		usage_error("unknown command '%s'", cmd);
-	if (o.fmt == FMT_PROM)
-		check_prometheus(cmd, &o);
-	if (strcmp(cmd, "diff")) {
-		if (args > 1)
-			usage_error("%s takes one FILE, not also '%s'", cmd, argv[optind + 1]);
-		if (args && o.input)
-			usage_error("%s: FILE given twice ('-f %s' and '%s')", cmd, o.input,
-				    argv[optind]);
-		if (args)
-			o.input = argv[optind];
-		if (!strcmp(cmd, "stacks") && !o.input)
-			o.input = stacks_default_input();
-		else if (strcmp(cmd, "watch"))
-			o.input = default_input(&o, NULL);
-		if (o.fmt == FMT_PROM)
-			check_label_text("FILE", o.input);
-	}
-
-	if (o.by_node && strcmp(cmd, "top"))
-		usage_error("--by-node goes with top");
-	if (!strcmp(cmd, "top")) {
-		check_given(cmd, given, GIVEN_N | GIVEN_SORT);
-		ret = cmd_single(&o, do_top);
-	} else if (!strcmp(cmd, "group")) {
-		check_given(cmd, given, GIVEN_N | GIVEN_SORT | GIVEN_BY | GIVEN_DEPTH);
-		if (o.by == BY_NONE)
-			usage_error("group needs --by file, dir, module or func");
-		if (o.by != BY_DIR && (given & GIVEN_DEPTH))
-			usage_error("--depth goes with --by dir");
-		ret = cmd_single(&o, do_group);
-	} else if (!strcmp(cmd, "snapshot")) {
-		check_given(cmd, given, o.fmt == FMT_PROM ? GIVEN_N : 0);
-		ret = cmd_single(&o, do_snapshot);
-	} else if (!strcmp(cmd, "diff")) {
-		check_given(cmd, given, GIVEN_N | GIVEN_ZERO | GIVEN_EXIT_CODE);
-		if (args < 1 || args > 2)
-			usage_error("diff takes OLD and optionally NEW");
-		if (args == 2 && o.input)
-			usage_error("diff: NEW given twice ('-f %s' and '%s')", o.input,
-				    argv[optind + 1]);
-		old_name = argv[optind];
-		new_name = args == 2 ? argv[optind + 1] : default_input(&o, old_name);
-		if (!strcmp(old_name, "-") && !strcmp(new_name, "-"))
-			usage_error("diff: OLD and NEW cannot both be standard input");
-		ret = cmd_diff(&o, old_name, new_name);
-	} else if (!strcmp(cmd, "stacks")) {
-		check_given(cmd, given, GIVEN_N);
-		if (o.fmt == FMT_CSV)
-			usage_error("stacks has no --csv output");
-		ret = cmd_stacks(&o);
-	} else if (!strcmp(cmd, "watch")) {
-		check_given(cmd, given, GIVEN_N | GIVEN_INTERVAL | GIVEN_COUNT | GIVEN_ZERO);
-		if (o.input && !strcmp(o.input, "-"))
-			usage_error("watch reads FILE every round: it cannot be standard input");
-		if (!o.input)
-			o.input = live_file;
-		ret = cmd_watch(&o);
-	} else {
-		ret = 2;	/* not reached: the command was checked */
-	}
-
+	ret = run(cmd, &o, given, argc - optind, argv + optind);
 	if (fflush(stdout) || ferror(stdout)) {
 		errorf("write error: %s", strerror(errno));
 		ret = o.exit_code ? 2 : 1;
 	}
 	return ret;
 }
-

@@ -9,6 +9,7 @@
  *   allocinfo-export.c   JSON, CSV and Prometheus text of every report
  *   allocinfo-diff.c     diff and watch
  *   allocinfo-stacks.c   the call stacks of the capture files
+ *   allocinfo-rate.c     top --rate, from the cumulative counters
  */
 #ifndef ALLOCINFO_H
 #define ALLOCINFO_H
@@ -33,6 +34,16 @@ typedef unsigned long long u64;
 #define HEADER_PREFIX		"allocinfo - version: "
 #define PROC_ALLOCINFO_NODES	"/proc/allocinfo_nodes"
 #define NODES_HEADER_PREFIX	"allocinfo_nodes - version: "
+#define PROC_ALLOCINFO_CUMULATIVE	"/proc/allocinfo_cumulative"
+#define CUMULATIVE_HEADER_PREFIX	"allocinfo_cumulative - version: "
+/*
+ * What a kernel needs for PROC_ALLOCINFO_CUMULATIVE: said in top --rate's
+ * errors and in --help, from here only.
+ */
+#define CUMULATIVE_CONFIG	"CONFIG_MEM_ALLOC_PROFILING_CUMULATIVE"
+#define CUMULATIVE_BOOT		"sysctl.vm.mem_profiling=1,cumulative"
+#define CUMULATIVE_NEEDS \
+	"a kernel built with " CUMULATIVE_CONFIG " and booted with " CUMULATIVE_BOOT
 #define COLUMNS_LINE		"#     <size>  <calls> <tag info>\n"
 #define VMLINUX			"vmlinux"
 #define DEFAULT_TOP		20
@@ -46,6 +57,8 @@ typedef unsigned long long u64;
 #define INACCURATE_MARK		"  accurate:no"
 #define INACCURATE_NOTE \
 	"accurate:no: the kernel missed some allocations there, the figures are lower bounds\n"
+/* top --rate's mark of a site whose counters went back between the reads */
+#define RESET_MARK		"  reset"
 
 /* The ending of a noun after the count @n: "1 site", "0 sites", "2 sites" */
 static inline const char *plural(u64 n)
@@ -75,6 +88,7 @@ struct opts {
 	bool exit_code;		/* diff: exit status 1 if something changed */
 	bool snapshot;		/* top's report is snapshot's */
 	bool by_node;		/* top --by-node: a row per site and node */
+	bool rate;		/* top --rate: per second, from the cumulative file */
 };
 
 /*
@@ -127,6 +141,25 @@ struct group {
 	bool inaccurate;	/* one of its sites is marked accurate:no */
 };
 
+/* top --rate: what a site allocated between two reads of the cumulative file */
+struct rate {
+	const struct site *site;	/* its counters at the second read */
+	u64 bytes;		/* allocated between the reads */
+	u64 calls;
+	bool reset;		/* its counters went back: counted from 0 */
+};
+
+struct rates {
+	struct rate *v;		/* a row per site of the second read, ranked */
+	size_t shown;		/* the first of them, listed */
+	size_t sites;		/* sites of the second read */
+	size_t resets;		/* rows with reset */
+	size_t gone;		/* sites of the first read only */
+	double seconds;		/* between the reads */
+	u64 bytes;		/* allocated between the reads, every site */
+	u64 calls;
+};
+
 /* A table printed with aligned columns; the last column is not padded. */
 struct table {
 	size_t cols;
@@ -147,6 +180,7 @@ extern const char *live_file;	/* the kernel's files and switch ... */
 extern const char *sysctl_file;
 extern const char *stacks_file;	/* ... which environment variables override */
 extern const char *ioctl_mode;	/* ALLOCINFO_IOCTL: "0" never, "only" */
+extern bool cumulative_input;	/* top --rate: files of PROC_ALLOCINFO_CUMULATIVE */
 
 /* allocinfo-parse.c: messages and memory */
 void errorf(const char *fmt, ...);
@@ -194,6 +228,7 @@ void group_export(const struct opts *o, const struct sites *s, const struct grou
 void snapshot_export(const struct opts *o, const struct sites *s);
 void json_change(const struct change *c);
 void csv_change(const struct change *c);
+void rate_export(const struct opts *o, const struct rates *r);
 void diff_json(const char *old_name, const struct sites *a, const char *new_name,
 	       const struct sites *b, const struct change *c, size_t n, size_t hidden,
 	       size_t shown);
@@ -216,5 +251,9 @@ int cmd_watch(const struct opts *o);
 
 /* allocinfo-stacks.c */
 int cmd_stacks(const struct opts *o);
+
+/* allocinfo-rate.c */
+const char *human_rate(double per_second, char *buf, size_t len);
+int cmd_rate(const struct opts *o, const char *old_name, const char *new_name, double seconds);
 
 #endif /* ALLOCINFO_H */

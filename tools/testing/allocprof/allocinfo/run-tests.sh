@@ -91,8 +91,12 @@ fi
 
 # Watch prints the time of each round, and --prometheus the time of the
 # run: replace them before comparing (prom-timestamp checks the latter).
+# top --rate on the kernel's file prints the seconds it took.
 normalize() {
 	case $1 in
+	rate-live*)
+		sed -E 's/over [0-9]+\.[0-9] s/over N s/'
+		;;
 	watch*)
 		sed -E -e 's/^[0-9]{4}-[0-9]{2}-[0-9]{2} [0-9]{2}:[0-9]{2}:[0-9]{2}  /YYYY-MM-DD hh:mm:ss  /' \
 			-e 's/^\{"time": [0-9]+,/{"time": TIME,/' \
@@ -109,6 +113,7 @@ normalize() {
 NO_KERNEL="ALLOCINFO_PROC=/nonexistent/proc/allocinfo ALLOCINFO_SYSCTL=/nonexistent/mem_profiling"
 NO_KERNEL="$NO_KERNEL ALLOCINFO_STACKS=/nonexistent/allocinfo/stacks"
 NO_KERNEL="$NO_KERNEL ALLOCINFO_NODES_PROC=/nonexistent/proc/allocinfo_nodes"
+NO_KERNEL="$NO_KERNEL ALLOCINFO_CUMULATIVE_PROC=/nonexistent/proc/allocinfo_cumulative"
 RUN_ENV=
 # Standard input: /dev/null, or a pipe that carries the file RUN_PIPE
 RUN_PIPE=
@@ -445,6 +450,36 @@ cases() {
 	t usage-stacks-csv	stacks --csv stacks.txt
 	t usage-stacks-prom	stacks --prometheus stacks.txt
 	t usage-stacks-sort	stacks --sort calls stacks.txt
+
+	# top --rate: two reads of /proc/allocinfo_cumulative, or two copies
+	# saved -i seconds apart (a site reset, one gone, one new)
+	t rate			top --rate -i 10 cumulative-a.txt cumulative-b.txt
+	t rate-calls		top --rate -i 10 --sort calls -n 3 cumulative-a.txt cumulative-b.txt
+	t rate-min		top --rate -i 10 --min 100K cumulative-a.txt cumulative-b.txt
+	t rate-module		top --rate -i 10 --module 'ba*' cumulative-a.txt cumulative-b.txt
+	t rate-json		top --rate -i 10 -n 3 --json cumulative-a.txt cumulative-b.txt
+	t rate-csv		top --rate -i 10 --csv cumulative-a.txt cumulative-b.txt
+	t rate-prometheus	top --rate -i 10 -n 3 --prometheus cumulative-a.txt cumulative-b.txt
+	t rate-prometheus-min	top --rate -i 2.5 --min 1M --sort calls --prometheus \
+		cumulative-a.txt cumulative-b.txt
+	t rate-same		top --rate -i 10 cumulative-b.txt cumulative-b.txt
+	RUN_PIPE=cumulative-a.txt t rate-stdin-old top --rate -i 10 -n 2 - cumulative-b.txt
+	RUN_ENV="ALLOCINFO_CUMULATIVE_PROC=cumulative-a.txt" t rate-live top --rate -i 0.2 -n 2
+	t rate-live-missing	top --rate -i 0.1
+	t rate-not-cumulative	top --rate -i 10 vmlinux.txt cumulative-b.txt
+	t rate-malformed	top --rate -i 10 cumulative-a.txt cumulative-bad.txt
+	t rate-lenient		top --rate -i 10 --lenient -n 2 cumulative-a.txt cumulative-bad.txt
+	t cumulative-not-held	top cumulative-a.txt
+	t cumulative-not-held-lenient snapshot --lenient cumulative-a.txt
+	t usage-rate-no-interval top --rate cumulative-a.txt cumulative-b.txt
+	t usage-rate-zero	top --rate -i 0 cumulative-a.txt cumulative-b.txt
+	t usage-rate-three	top --rate -i 1 cumulative-a.txt cumulative-b.txt later.txt
+	t usage-rate-f-twice	top --rate -i 1 -f cumulative-a.txt cumulative-b.txt
+	t usage-rate-stdin-twice top --rate -i 1 - -
+	RUN_PIPE=cumulative-a.txt t usage-rate-stdin top --rate -i 1 -
+	t usage-rate-group	group --by module --rate cumulative-a.txt
+	t usage-rate-by-node	top --rate --by-node -i 1 cumulative-a.txt cumulative-b.txt
+	t usage-rate-count	top --rate --count 3 -i 1 cumulative-a.txt cumulative-b.txt
 }
 
 t() { t_check "$@"; }
@@ -628,7 +663,9 @@ group-file|group --by file -f modules.txt
 group-func-calls|group --by func -n 3 --sort calls -f modules.txt
 group-module-e1000|group --by module --module e1000 -f modules.txt
 top-later|top -f later.txt
-group-module-later|group --by module -f later.txt"
+group-module-later|group --by module -f later.txt
+top-rate|top --rate -i 10 cumulative-a.txt cumulative-b.txt
+top-rate-calls|top --rate -i 10 --sort calls cumulative-a.txt cumulative-b.txt"
 PROM=$OUT/prom
 MERGE=$HERE/textfile-merge.py
 
