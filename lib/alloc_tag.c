@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * Memory allocation profiling core: tag counters, page tags, /proc/allocinfo
- * and vm.mem_profiling.  The allocators charge through the hooks in mm/.
+ * and vm.mem_profiling.  The allocators charge through the hooks in mm/;
+ * optional features (call-stack capture, per-node counters, the ioctl)
+ * register with the core and are unknown to it.
  */
 #define pr_fmt(fmt) "alloc_tag: " fmt
 
 #include <linux/alloc_tag.h>
-#include <linux/alloc_tag_nodes.h>
-#include <linux/alloc_tag_capture.h>
 #include <linux/capability.h>
 #include <linux/init.h>
 #include <linux/kmemleak.h>
@@ -20,7 +20,6 @@
 #include <linux/mutex.h>
 #include <linux/percpu.h>
 #include <linux/pgalloc_tag.h>
-#include <linux/preempt.h>
 #include <linux/proc_fs.h>
 #include <linux/rcupdate.h>
 #include <linux/sched.h>
@@ -28,11 +27,9 @@
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
-#include <linux/stackdepot.h>
 #include <linux/stacktrace.h>
 #include <linux/string.h>
 #include <linux/sysctl.h>
-#include <linux/vmalloc.h>
 #include <linux/workqueue.h>
 
 DEFINE_STATIC_KEY_FALSE(mem_alloc_profiling_key);
@@ -50,6 +47,12 @@ static bool mem_profiling_never;
 /* Whether to switch profiling on at the end of mm_init(). */
 static bool mem_profiling_boot_on __initdata =
 	IS_ENABLED(CONFIG_MEM_ALLOC_PROFILING_ENABLED_BY_DEFAULT);
+/*
+ * The boot parameter's value: its ",word" options choose consumers, and
+ * do_sysctl_args() writes it once more after the initcalls.
+ */
+static char mem_profiling_arg[32];
+static bool mem_profiling_replay;
 static DEFINE_MUTEX(mem_profiling_mutex);
 
 static int alloc_tag_first_on(void);
@@ -79,6 +82,8 @@ static int mem_profiling_set(bool on)
  */
 static int __init mem_profiling_early(char *arg)
 {
+	size_t len;
+
 	if (!arg) {
 		pr_err("sysctl.vm.mem_profiling needs a value (0, 1 or never)\n");
 		return 0;
@@ -87,14 +92,13 @@ static int __init mem_profiling_early(char *arg)
 		pr_err("sysctl.vm.mem_profiling=%s ignored after 'never'\n", arg);
 		return 0;
 	}
-	/* "1,nodes" chooses the node counters: see alloc_tag_nodes_option(). */
-	alloc_tag_nodes_option(arg);
-	if (!strcmp(arg, "never"))
+	strscpy(mem_profiling_arg, arg, sizeof(mem_profiling_arg));
+	mem_profiling_replay = true;
+	len = strcspn(arg, ",");
+	if (len == 5 && !strncmp(arg, "never", len))
 		mem_profiling_never = true;
-	else if (!strcmp(arg, "0"))
-		mem_profiling_boot_on = false;
-	else if (!strcmp(arg, "1"))
-		mem_profiling_boot_on = true;
+	else if (len == 1 && (arg[0] == '0' || arg[0] == '1'))
+		mem_profiling_boot_on = arg[0] == '1';
 	else
 		pr_err("sysctl.vm.mem_profiling=%s is not 0, 1 or never; keeping the default (%d)\n",
 		       arg, mem_profiling_boot_on);
@@ -102,7 +106,20 @@ static int __init mem_profiling_early(char *arg)
 }
 early_param("sysctl.vm.mem_profiling", mem_profiling_early);
 
+/* Was ",@word" given after the boot parameter's value? */
+static bool mem_profiling_option(const char *word)
+{
+	const char *p = strchr(mem_profiling_arg, ',');
+	size_t len = strlen(word);
+
+	for (; p; p = strchr(p + 1, ','))
+		if (!strncmp(p + 1, word, len) && (!p[len + 1] || p[len + 1] == ','))
+			return true;
+	return false;
+}
+
 static void __init pgtag_setup(void);
+static void __init alloc_tag_check_options(void);
 
 /**
  * alloc_tag_mm_init() - choose page-tag storage; switch profiling on if asked
@@ -115,6 +132,7 @@ void __init alloc_tag_mm_init(void)
 {
 	if (mem_profiling_never)
 		return;
+	alloc_tag_check_options();
 	pgtag_setup();
 	if (!mem_profiling_boot_on)
 		return;
@@ -142,7 +160,19 @@ int mem_alloc_profiling_switch(bool on)
 }
 
 #ifdef CONFIG_SYSCTL
-/* 0 or 1; read-only after "never", as in mainline (alloc_tag_init()). */
+/* Is this write do_sysctl_args() replaying the boot parameter? */
+static bool mem_profiling_is_replay(const char *buf, size_t len)
+{
+	if (!mem_profiling_replay)
+		return false;
+	mem_profiling_replay = false;
+	if (len && buf[len - 1] == '\n')
+		len--;
+	return len == strlen(mem_profiling_arg) &&
+	       !strncmp(buf, mem_profiling_arg, len);
+}
+
+/* 0 or 1; -EPERM after "never", as the file is in mainline (0444). */
 static int mem_profiling_handler(struct ctl_table *table, int write,
 				 void *buffer, size_t *lenp, loff_t *ppos)
 {
@@ -153,16 +183,16 @@ static int mem_profiling_handler(struct ctl_table *table, int write,
 		.extra1		= SYSCTL_ZERO,
 		.extra2		= SYSCTL_ONE,
 	};
-	size_t len = *lenp;
 	int ret;
 
 	if (!write)
 		return proc_dointvec_minmax(&tmp, 0, buffer, lenp, ppos);
 	if (!capable(CAP_SYS_ADMIN))
 		return -EPERM;
-	/* Accept the boot's "1,nodes" from do_sysctl_args(). */
-	len = alloc_tag_nodes_strip(buffer, len);
-	ret = proc_dointvec_minmax(&tmp, 1, buffer, &len, ppos);
+	/* The boot parameter was applied, or refused, by mem_profiling_early(). */
+	if (mem_profiling_is_replay(buffer, *lenp))
+		return 0;
+	ret = proc_dointvec_minmax(&tmp, 1, buffer, lenp, ppos);
 	if (ret)
 		return ret;
 	return mem_alloc_profiling_switch(val);
@@ -177,6 +207,190 @@ static struct ctl_table mem_profiling_table[] = {
 	{ }
 };
 #endif /* CONFIG_SYSCTL */
+
+/* Consumers */
+
+#define ALLOC_TAG_MAX_CONSUMERS	4
+
+static struct alloc_tag_consumer *consumers[ALLOC_TAG_MAX_CONSUMERS];
+static unsigned int nr_consumers;
+static u32 consumer_flags_free = ALLOC_TAG_CONSUMER_FLAGS;
+
+#define for_each_active_consumer(c, i)					\
+	for (i = 0; i < READ_ONCE(nr_consumers); i++)			\
+		if (((c) = consumers[i]) && READ_ONCE((c)->active))
+
+/* Start @c if its option was given; under the module list lock (write). */
+static void consumer_start_chosen(struct alloc_tag_consumer *c)
+{
+	if (c->option && mem_profiling_option(c->option) && !c->start())
+		alloc_tag_consumer_start(c);
+}
+
+/**
+ * alloc_tag_consumer_register() - make an optional consumer known
+ * @c: the consumer; its @start is called at the first switch-on if its
+ *	option was given, at once if that was earlier
+ *
+ * Context: boot (early parameters, initcalls); consumers never go away.
+ */
+void __init alloc_tag_consumer_register(struct alloc_tag_consumer *c)
+{
+	if (WARN_ON_ONCE(nr_consumers == ALLOC_TAG_MAX_CONSUMERS))
+		return;
+	mutex_lock(&mem_profiling_mutex);
+	consumers[nr_consumers] = c;
+	/* Filled before it is counted: the hooks read the array unlocked. */
+	smp_store_release(&nr_consumers, nr_consumers + 1);
+	if (mem_alloc_profiling_ever_enabled()) {
+		if (alloc_tag_cttype)
+			codetag_lock_module_list_write(alloc_tag_cttype);
+		consumer_start_chosen(c);
+		if (alloc_tag_cttype)
+			codetag_unlock_module_list_write(alloc_tag_cttype);
+	}
+	mutex_unlock(&mem_profiling_mutex);
+}
+
+/**
+ * alloc_tag_consumer_start() - have the hooks call a consumer
+ * @c: a registered consumer
+ *
+ * Context: process context, may sleep.
+ */
+void alloc_tag_consumer_start(struct alloc_tag_consumer *c)
+{
+	if (READ_ONCE(c->active))
+		return;
+	WRITE_ONCE(c->active, true);
+	static_branch_inc(&alloc_tag_extras_key);
+}
+EXPORT_SYMBOL_GPL(alloc_tag_consumer_start);
+
+/**
+ * alloc_tag_consumer_stop() - undo alloc_tag_consumer_start()
+ * @c: the consumer; a hook may still be in one of its callbacks on return
+ *
+ * Context: process context, may sleep.
+ */
+void alloc_tag_consumer_stop(struct alloc_tag_consumer *c)
+{
+	if (!READ_ONCE(c->active))
+		return;
+	WRITE_ONCE(c->active, false);
+	static_branch_dec(&alloc_tag_extras_key);
+}
+EXPORT_SYMBOL_GPL(alloc_tag_consumer_stop);
+
+/**
+ * alloc_tag_boot_option() - was ",@word" given to sysctl.vm.mem_profiling?
+ * @word: an option word
+ */
+bool alloc_tag_boot_option(const char *word)
+{
+	return mem_profiling_option(word);
+}
+
+/* Every option word must name a registered consumer. */
+static void __init alloc_tag_check_options(void)
+{
+	const char *p = strchr(mem_profiling_arg, ',');
+	unsigned int i;
+
+	for (; p; p = strchr(p + 1, ',')) {
+		size_t len = strcspn(p + 1, ",");
+
+		for (i = 0; i < nr_consumers; i++)
+			if (consumers[i]->option &&
+			    strlen(consumers[i]->option) == len &&
+			    !strncmp(consumers[i]->option, p + 1, len))
+				break;
+		if (i == nr_consumers)
+			pr_err("sysctl.vm.mem_profiling: unknown option '%.*s' ignored\n",
+			       (int)len, p + 1);
+	}
+}
+
+/**
+ * alloc_tag_flags_reserve() - reserve bits of codetag.flags for a consumer
+ * @nr: how many, contiguous
+ *
+ * Context: boot.
+ * Return: their mask, or 0 if there is no room.
+ */
+u32 __init alloc_tag_flags_reserve(unsigned int nr)
+{
+	unsigned int lo;
+
+	for (lo = __ffs(ALLOC_TAG_CONSUMER_FLAGS); lo + nr <= 31; lo++) {
+		u32 mask = GENMASK(lo + nr - 1, lo);
+
+		if ((consumer_flags_free & mask) == mask) {
+			consumer_flags_free &= ~mask;
+			return mask;
+		}
+	}
+	return 0;
+}
+
+/**
+ * alloc_tag_extras_charge() - tell active consumers of a charge
+ * @tag: a real tag, just charged
+ * @key: see struct alloc_tag_consumer
+ * @nid: see struct alloc_tag_consumer
+ * @bytes: as charged
+ * @caller: see struct alloc_tag_consumer
+ *
+ * Called by the hooks while alloc_tag_extras_enabled().
+ */
+void alloc_tag_extras_charge(struct alloc_tag *tag, unsigned long key,
+			     int nid, long bytes, unsigned long caller)
+{
+	struct alloc_tag_consumer *c;
+	unsigned int i;
+
+	for_each_active_consumer(c, i)
+		if (c->charge)
+			c->charge(tag, key, nid, bytes, caller);
+}
+
+/**
+ * alloc_tag_extras_uncharge() - tell active consumers of an uncharge
+ * @tag: the stored tag, which may be NULL or ALLOC_TAG_NONE (then nothing)
+ * @key: as charged
+ * @nid: as charged
+ * @bytes: as charged
+ * @calls: 1, or 0 (see struct alloc_tag_consumer)
+ *
+ * Before the counters: once its sum is zero, an unloaded module's tag may
+ * be released, and a consumer would then read freed memory.
+ */
+void alloc_tag_extras_uncharge(struct alloc_tag *tag, unsigned long key,
+			       int nid, long bytes, int calls)
+{
+	struct alloc_tag_consumer *c;
+	unsigned int i;
+
+	if (!alloc_tag_is_real(tag))
+		return;
+	for_each_active_consumer(c, i)
+		if (c->uncharge)
+			c->uncharge(tag, key, nid, bytes, calls);
+}
+
+/* Tell active consumers of a module's tags; module list lock (write). */
+static void consumers_tags(struct alloc_tag *tags, size_t n, bool load)
+{
+	struct alloc_tag_consumer *c;
+	unsigned int i;
+
+	for_each_active_consumer(c, i) {
+		if (load && c->load)
+			c->load(tags, n);
+		else if (!load && c->release)
+			c->release(tags, n);
+	}
+}
 
 /* Reading the counters */
 
@@ -208,7 +422,6 @@ static void alloc_tag_sum(struct alloc_tag *tag, s64 *bytes, s64 *calls)
  */
 static DEFINE_PER_CPU(struct alloc_tag_counters, alloc_tag_released);
 
-/* Warn once if a released tag was charged.  Any context. */
 static void alloc_tag_released_check(void)
 {
 	s64 bytes = 0, calls = 0;
@@ -294,6 +507,14 @@ int alloc_tag_for_each(int (*fn)(struct alloc_tag *tag, const char *modname,
 	return 0;
 }
 
+/**
+ * alloc_tag_content_id() - a value that changes with the list of tags
+ */
+u64 alloc_tag_content_id(void)
+{
+	return codetag_type_generation(alloc_tag_cttype);
+}
+
 static atomic_long_t alloc_tag_metadata_failures;
 
 /**
@@ -307,7 +528,6 @@ static atomic_long_t alloc_tag_metadata_failures;
  */
 void alloc_tag_metadata_failed(struct alloc_tag *tag)
 {
-	/* Other bits change concurrently: replace this one only. */
 	if (alloc_tag_is_real(tag) &&
 	    !(READ_ONCE(tag->ct.flags) & ALLOC_TAG_INACCURATE))
 		alloc_tag_flags_replace(tag, ALLOC_TAG_INACCURATE,
@@ -345,11 +565,6 @@ static long alloc_tag_meta_read(enum alloc_tag_meta kind)
 
 static size_t pgtag_array_bytes(void);
 
-#define ALLOC_TAG_META_FMT						\
-	"metadata: %llu bytes (%u.%02u%% of RAM): vmlinux tags %zu, "	\
-	"their per-CPU counters %zu, page tags %zu, "			\
-	"slab extension vectors %ld, per-CPU tag vectors %ld\n"
-
 static void alloc_tag_print_metadata(void)
 {
 	size_t ntags = __stop_alloc_tags - __start_alloc_tags;
@@ -365,8 +580,8 @@ static void alloc_tag_print_metadata(void)
 	/* Basis points; u32, as 32-bit kernels have no 64-bit division. */
 	u32 bp = ram ? div64_u64(total * 10000, ram) : 0;
 
-	pr_notice(ALLOC_TAG_META_FMT, total, bp / 100, bp % 100, tags, cntrs,
-		  pages, slab, pcpu);
+	pr_notice("metadata: %llu bytes (%u.%02u%% of RAM): vmlinux tags %zu, their per-CPU counters %zu, page tags %zu, slab extension vectors %ld, per-CPU tag vectors %ld\n",
+		  total, bp / 100, bp % 100, tags, cntrs, pages, slab, pcpu);
 }
 
 static int __init alloc_tag_metadata_report(void)
@@ -380,22 +595,21 @@ late_initcall_sync(alloc_tag_metadata_report);
 /* Page-tag numbers */
 
 /*
- * See "Charging and numbers" in
- * Documentation/mm/allocation-profiling-design.rst.  The module table only
- * grows and replaced tables are kept, so a page's free looks its tag up
- * without RCU, whose read side is a call on preemptible kernels.
+ * vmlinux's tags are 1..pgtag_nr_vmlinux, modules' follow.  The table of
+ * module numbers only grows and a replaced one is kept, so that a page's
+ * free looks its tag up without RCU, whose read side is a call on
+ * preemptible kernels.  A free slot is NULL.
  */
 struct pgtag_mod_table {
 	u32 size;
 	struct alloc_tag *tags[];
 };
 
-static struct pgtag_mod_table pgtag_mod_none;	/* no module numbered yet */
+static struct pgtag_mod_table pgtag_mod_none;
 static struct pgtag_mod_table *pgtag_mod_table = &pgtag_mod_none;
-static unsigned long *pgtag_mod_used;	/* slots of the table in use */
-static u32 pgtag_mod_limit;		/* how many slots pages can name */
+static u32 pgtag_mod_limit;		/* how many numbers pages can hold */
+static u32 pgtag_mod_hint;		/* no free slot below it */
 static DEFINE_MUTEX(pgtag_mod_lock);
-/* The number of vmlinux tags, for the page hooks; set before any page is. */
 static u32 pgtag_nr_vmlinux __ro_after_init;
 
 static inline u32 nr_vmlinux_tags(void)
@@ -403,9 +617,12 @@ static inline u32 nr_vmlinux_tags(void)
 	return __stop_alloc_tags - __start_alloc_tags;
 }
 
-static void alloc_tag_set_index(struct alloc_tag *tag, u32 idx)
+/**
+ * alloc_tag_nr_indexes() - every tag's number is below this
+ */
+u32 alloc_tag_nr_indexes(void)
 {
-	alloc_tag_flags_replace(tag, ALLOC_TAG_INDEX_MASK, idx);
+	return pgtag_nr_vmlinux + 1 + READ_ONCE(pgtag_mod_table)->size;
 }
 
 /* The tag of number @idx (not 0), or NULL if no tag has it. */
@@ -415,95 +632,81 @@ static __always_inline struct alloc_tag *alloc_tag_from_index(u32 idx)
 
 	if (likely(idx <= pgtag_nr_vmlinux))
 		return &__start_alloc_tags[idx - 1];
-	/* Pairs with smp_store_release() in pgtag_mod_table_grow(). */
+	/* Pairs with smp_store_release() in pgtag_mod_slot(). */
 	table = READ_ONCE(pgtag_mod_table);
 	idx -= pgtag_nr_vmlinux + 1;
-	if (likely(idx < table->size))
-		return READ_ONCE(table->tags[idx]);
-	return NULL;
+	return likely(idx < table->size) ? READ_ONCE(table->tags[idx]) : NULL;
 }
 
-/* Make room for @want slots; false if the table cannot grow that far. */
-static bool pgtag_mod_table_grow(u32 want)
+/* A free slot of the table, grown if need be; -1 if none is left. */
+static long pgtag_mod_slot(void)
 {
 	struct pgtag_mod_table *table, *old = pgtag_mod_table;
-	unsigned long *used;
 	u32 size;
 
 	lockdep_assert_held(&pgtag_mod_lock);
-	if (old->size >= want)
-		return true;
-	if (want > pgtag_mod_limit)
-		return false;
-	size = max3(want, 2 * old->size, 256U);
-	size = min(size, pgtag_mod_limit);
+	for (; pgtag_mod_hint < old->size; pgtag_mod_hint++)
+		if (!old->tags[pgtag_mod_hint])
+			return pgtag_mod_hint;
+	if (old->size >= pgtag_mod_limit)
+		return -1;
+	size = min(max(2 * old->size, 256U), pgtag_mod_limit);
 	table = kvzalloc(struct_size(table, tags, size), GFP_KERNEL);
-	used = bitmap_zalloc(size, GFP_KERNEL);
-	if (!table || !used) {
-		kvfree(table);
-		bitmap_free(used);
-		return false;
-	}
+	if (!table)
+		return -1;
 	table->size = size;
 	memcpy(table->tags, old->tags, old->size * sizeof(old->tags[0]));
-	if (pgtag_mod_used)
-		bitmap_copy(used, pgtag_mod_used, old->size);
-	bitmap_free(pgtag_mod_used);
-	pgtag_mod_used = used;
 	/* Filled before it is seen; lookups may still read the old one. */
 	smp_store_release(&pgtag_mod_table, table);
 	if (old != &pgtag_mod_none)
 		kmemleak_not_leak(old);
-	return true;
+	return pgtag_mod_hint;
 }
 
-/* Number a module's tags; tags left without a number charge no pages. */
+/*
+ * Number a module's tags.  A tag left without a number charges no pages:
+ * it is marked accurate:no once, here, not at each of its allocations.
+ */
 static void pgtag_register_module(struct alloc_tag *tags, size_t n,
 				  const char *modname)
 {
-	struct pgtag_mod_table *table;
-	unsigned long slot = 0;
-	size_t i;
+	size_t i, left = 0;
+	long slot;
 
 	mutex_lock(&pgtag_mod_lock);
-	table = pgtag_mod_table;
 	for (i = 0; i < n; i++) {
-		if (table->size)
-			slot = find_next_zero_bit(pgtag_mod_used, table->size,
-						  slot);
-		if (slot >= table->size) {
-			if (!pgtag_mod_table_grow(table->size + 1))
-				break;
-			table = pgtag_mod_table;
+		slot = pgtag_mod_slot();
+		if (slot < 0) {
+			alloc_tag_flags_replace(&tags[i], ALLOC_TAG_INACCURATE,
+						ALLOC_TAG_INACCURATE);
+			left++;
+			continue;
 		}
-		__set_bit(slot, pgtag_mod_used);
-		alloc_tag_nodes_cover(&tags[i], nr_vmlinux_tags() + 1 + slot);
-		alloc_tag_set_index(&tags[i], nr_vmlinux_tags() + 1 + slot);
-		WRITE_ONCE(table->tags[slot], &tags[i]);
+		alloc_tag_flags_replace(&tags[i], ALLOC_TAG_INDEX_MASK,
+					pgtag_nr_vmlinux + 1 + slot);
+		WRITE_ONCE(pgtag_mod_table->tags[slot], &tags[i]);
 	}
 	mutex_unlock(&pgtag_mod_lock);
-	if (i < n)
-		pr_warn_ratelimited("%s: no page tag numbers left for %zu of its %zu tags: their pages are not charged\n",
-				    modname, n - i, n);
+	if (left)
+		pr_warn_ratelimited("%s: no page tag numbers left for %zu of its %zu tags: their pages are not charged (accurate:no)\n",
+				    modname, left, n);
 }
 
 /* Give back the numbers of a module's tags; no page refers to them. */
 static void pgtag_unregister_module(struct alloc_tag *tags, size_t n)
 {
-	struct pgtag_mod_table *table;
 	size_t i;
 
 	mutex_lock(&pgtag_mod_lock);
-	table = pgtag_mod_table;
 	for (i = 0; i < n; i++) {
 		u32 idx = alloc_tag_to_index(&tags[i]);
-		u32 slot = idx - nr_vmlinux_tags() - 1;
 
-		if (idx && slot < table->size) {
-			WRITE_ONCE(table->tags[slot], NULL);
-			__clear_bit(slot, pgtag_mod_used);
-		}
-		alloc_tag_set_index(&tags[i], 0);
+		if (!idx)
+			continue;
+		idx -= pgtag_nr_vmlinux + 1;
+		WRITE_ONCE(pgtag_mod_table->tags[idx], NULL);
+		pgtag_mod_hint = min(pgtag_mod_hint, idx);
+		alloc_tag_flags_replace(&tags[i], ALLOC_TAG_INDEX_MASK, 0);
 	}
 	mutex_unlock(&pgtag_mod_lock);
 }
@@ -513,24 +716,24 @@ static void pgtag_unregister_module(struct alloc_tag *tags, size_t n)
 /*
  * Page tags live in the page->flags field of <linux/page-flags-layout.h> if
  * it numbers every vmlinux tag and PGTAG_MOD_RESERVE module tags, else in
- * an array of 4 bytes per page frame.
+ * an array of 4 bytes per page frame: a chunk per memory section (or per
+ * 2^PGTAG_CHUNK_SHIFT frames without SPARSEMEM), for online memory, behind
+ * a directory that only grows (a replaced one is kept: lookups take no lock).
  */
 #define PGTAG_FLAGS_MASK	(ALLOC_TAG_WIDTH ?				\
 				 GENMASK(ALLOC_TAG_PGOFF + ALLOC_TAG_WIDTH - 1, \
 					 ALLOC_TAG_PGOFF) : 0UL)
 #define PGTAG_MOD_RESERVE	4096
-
-/*
- * The array: chunks of PGTAG_CHUNK_PAGES slots behind a directory indexed
- * by pfn / PGTAG_CHUNK_PAGES, for online memory from the first switch-on
- * on.  A replaced directory is kept, so lookups need no lock.
- */
+#ifdef CONFIG_SPARSEMEM
+#define PGTAG_CHUNK_SHIFT	PFN_SECTION_SHIFT
+#else
 #define PGTAG_CHUNK_SHIFT	15
+#endif
 #define PGTAG_CHUNK_PAGES	BIT(PGTAG_CHUNK_SHIFT)
 #define PGTAG_CHUNK_BYTES	(PGTAG_CHUNK_PAGES * sizeof(u32))
 
 struct pgtag_dir {
-	unsigned long nr;		/* chunks it can point to */
+	unsigned long nr;
 	u32 *chunk[];
 };
 
@@ -538,7 +741,7 @@ struct pgtag_dir {
 static DEFINE_STATIC_KEY_FALSE(pgtag_array_key);
 static struct pgtag_dir pgtag_dir_none;
 static struct pgtag_dir *pgtag_dir __read_mostly = &pgtag_dir_none;
-static atomic_long_t pgtag_chunks;	/* chunks allocated */
+static atomic_long_t pgtag_chunks;
 static DEFINE_MUTEX(pgtag_dir_lock);	/* allocates and frees chunks */
 
 static __always_inline bool pgtag_in_array(void)
@@ -547,13 +750,11 @@ static __always_inline bool pgtag_in_array(void)
 }
 
 /*
- * The array slot of @page, or NULL.  Hooks see only pages of online memory
- * after the first switch-on, and such memory has its chunk: pgtag_first_on()
- * and pgtag_cover() allocate it or fail, and pgtag_uncover() frees a chunk
- * only when no hook can be at work on its pages (offlining waits until they
- * are free, after their free hook), keeping chunks with an in-use
- * hardware-poisoned page.  The bound and chunk are tested anyway: a page
- * breaking this rule warns and goes uncharged, not a stray write.
+ * The array slot of @page.  The hooks see only pages of online memory after
+ * the first switch-on, which has its chunk: pgtag_first_on() and
+ * pgtag_cover() allocate it or fail, and pgtag_uncover() frees it only
+ * once its pages are offline (keeping one with an in-use hardware-poisoned
+ * page).  A page breaking that rule warns and goes uncharged.
  */
 static __always_inline u32 *pgtag_slot(struct page *page)
 {
@@ -582,10 +783,9 @@ static __always_inline u32 pgtag_get(struct page *page)
 }
 
 /*
- * False if @page has no slot; pgtag_mod_limit keeps @idx within the flags
- * field.  A page being allocated (!@in_use) is held by nobody else: plain
- * store, as prep_new_page() does for PG_head.  In use, other flag bits may
- * change meanwhile: cmpxchg.
+ * False if @page has no slot.  A page being allocated (!@in_use) is held by
+ * nobody else: plain store, as prep_new_page() does for PG_head.  In use,
+ * other flag bits may change meanwhile: cmpxchg.
  */
 static __always_inline bool pgtag_store(struct page *page, u32 idx,
 					bool in_use)
@@ -595,10 +795,9 @@ static __always_inline bool pgtag_store(struct page *page, u32 idx,
 
 	if (pgtag_in_array()) {
 		slot = pgtag_slot(page);
-		if (!slot)
-			return false;
-		WRITE_ONCE(*slot, idx);
-		return true;
+		if (slot)
+			WRITE_ONCE(*slot, idx);
+		return slot;
 	}
 	old = READ_ONCE(page->flags);
 	do {
@@ -612,26 +811,11 @@ static __always_inline bool pgtag_store(struct page *page, u32 idx,
 	return true;
 }
 
-/* Set the tag of a page in use: split, migration. */
-static void pgtag_set(struct page *page, u32 idx)
-{
-	pgtag_store(page, idx, true);
-}
-
-#if defined(CONFIG_MEM_ALLOC_PROFILING_DEBUG) && defined(CONFIG_STACKTRACE)
-#define PGALLOC_REPORT_UNTAGGED
+#ifdef CONFIG_MEM_ALLOC_PROFILING_DEBUG
 static void pgalloc_report_untagged(void);
 #else
 static inline void pgalloc_report_untagged(void) {}
 #endif
-
-/* Out of line, so that without consumers the hook calls and saves nothing. */
-static noinline void pgalloc_tag_extras_add(struct alloc_tag *tag, u32 idx,
-					    struct page *page, unsigned int nr)
-{
-	alloc_tag_node_add(idx, page_to_nid(page), (long)nr << PAGE_SHIFT, 1);
-	alloc_tag_capture_add(tag, (unsigned long)page, nr * PAGE_SIZE, 0);
-}
 
 /* Out-of-line parts of the hooks in include/linux/pgalloc_tag.h. */
 void __pgalloc_tag_add(struct page *page, unsigned int nr)
@@ -648,15 +832,13 @@ void __pgalloc_tag_add(struct page *page, unsigned int nr)
 #ifdef CONFIG_MEM_ALLOC_PROFILING_DEBUG
 	WARN_ONCE(pgtag_get(page), "alloc_tag: page charged twice or tag not cleared on free\n");
 #endif
-	if (unlikely(!idx)) {
-		alloc_tag_metadata_failed(tag);
-		return;
-	}
-	if (unlikely(!pgtag_store(page, idx, false)))
+	/* No number: already marked accurate:no by pgtag_register_module(). */
+	if (unlikely(!idx) || unlikely(!pgtag_store(page, idx, false)))
 		return;
 	alloc_tag_counters_add(tag, (s64)nr << PAGE_SHIFT, 1);
 	if (alloc_tag_extras_enabled())
-		pgalloc_tag_extras_add(tag, idx, page, nr);
+		alloc_tag_extras_charge(tag, (unsigned long)page,
+					page_to_nid(page), (long)nr << PAGE_SHIFT, 0);
 }
 
 /*
@@ -685,27 +867,19 @@ static __always_inline u32 pgtag_take_freed(struct page *page)
 	return idx;
 }
 
-/* Out of line for the same reason as pgalloc_tag_extras_add(). */
-static noinline void pgtag_uncharge_extras(struct alloc_tag *tag, u32 idx,
-					   unsigned int nr, bool first,
+/* Out of line, so that without consumers the free hook saves no register. */
+static noinline void pgtag_uncharge_extras(struct alloc_tag *tag,
+					   unsigned int nr, int calls,
 					   struct page *page)
 {
-	/*
-	 * Before the uncharge: once its sum is zero, an unloaded module's tag
-	 * may be released and its number given to another tag.
-	 */
-	if (first)
-		alloc_tag_capture_sub(tag, (unsigned long)page);
-	alloc_tag_node_add(idx, page_to_nid(page), -((long)nr << PAGE_SHIFT), first ? -1 : 0);
-	alloc_tag_counters_add(tag, -((s64)nr << PAGE_SHIFT), first ? -1 : 0);
+	alloc_tag_extras_uncharge(tag, (unsigned long)page, page_to_nid(page),
+				  (long)nr << PAGE_SHIFT, calls);
+	alloc_tag_counters_add(tag, -((s64)nr << PAGE_SHIFT), -calls);
 }
 
-/*
- * Uncharge @nr pages of number @idx; with @first also the call and the
- * stack captured for the block, keyed by its first page @page.
- */
+/* Uncharge @nr pages of number @idx, and @calls calls (1 or 0). */
 static __always_inline void pgtag_uncharge(u32 idx, unsigned int nr,
-					   bool first, struct page *page)
+					   int calls, struct page *page)
 {
 	struct alloc_tag *tag;
 
@@ -718,10 +892,10 @@ static __always_inline void pgtag_uncharge(u32 idx, unsigned int nr,
 			return;
 	}
 	if (alloc_tag_extras_enabled()) {
-		pgtag_uncharge_extras(tag, idx, nr, first, page);
+		pgtag_uncharge_extras(tag, nr, calls, page);
 		return;
 	}
-	alloc_tag_counters_add(tag, -((s64)nr << PAGE_SHIFT), first ? -1 : 0);
+	alloc_tag_counters_add(tag, -((s64)nr << PAGE_SHIFT), -calls);
 }
 
 void __pgalloc_tag_sub(struct page *page, unsigned int nr)
@@ -729,19 +903,30 @@ void __pgalloc_tag_sub(struct page *page, unsigned int nr)
 	u32 idx = pgtag_take_freed(page);
 
 	if (likely(idx))
-		pgtag_uncharge(idx, nr, true, page);
+		pgtag_uncharge(idx, nr, 1, page);
+}
+
+static void pgtag_split_extras(struct alloc_tag *tag, struct page *page,
+			       unsigned int nr)
+{
+	struct alloc_tag_consumer *c;
+	unsigned int i;
+
+	for_each_active_consumer(c, i)
+		if (c->page_split)
+			c->page_split(tag, page, nr);
 }
 
 unsigned int __pgalloc_tag_peek(struct page *page)
 {
 	u32 idx = pgtag_get(page);
+	struct alloc_tag *tag;
 
-	if (alloc_tag_capture_enabled() && idx) {
-		struct alloc_tag *tag = alloc_tag_from_index(idx);
-
-		/* The block keeps its first page's share: a split into one. */
-		if (alloc_tag_capture_selected(tag))
-			__alloc_tag_capture_page_split(tag, page, 1);
+	/* The block keeps its first page's share: a split into one. */
+	if (alloc_tag_extras_enabled() && idx) {
+		tag = alloc_tag_from_index(idx);
+		if (tag)
+			pgtag_split_extras(tag, page, 1);
 	}
 	return idx;
 }
@@ -749,7 +934,7 @@ unsigned int __pgalloc_tag_peek(struct page *page)
 void __pgalloc_tag_sub_tail(struct page *page, unsigned int tag,
 			    unsigned int nr)
 {
-	pgtag_uncharge(tag, nr, false, page);
+	pgtag_uncharge(tag, nr, 0, page);
 }
 
 void __pgalloc_tag_split(struct page *page, unsigned int nr)
@@ -764,88 +949,64 @@ void __pgalloc_tag_split(struct page *page, unsigned int nr)
 	if (WARN_ONCE(!tag, "alloc_tag: page names unknown tag %u\n", idx))
 		return;
 	for (i = 1; i < nr; i++)
-		pgtag_set(nth_page(page, i), idx);
+		pgtag_store(nth_page(page, i), idx, true);
 	alloc_tag_counters_add(tag, 0, nr - 1);
-	alloc_tag_node_add(idx, page_to_nid(page), 0, nr - 1);
-	if (alloc_tag_capture_selected(tag))
-		__alloc_tag_capture_page_split(tag, page, nr);
+	if (alloc_tag_extras_enabled())
+		pgtag_split_extras(tag, page, nr);
 }
 
 void __pgalloc_tag_swap(struct page *dst, struct page *src, unsigned int nr)
 {
+	struct alloc_tag_consumer *c;
 	u32 didx, sidx;
+	unsigned int i;
 
 	if (is_zone_device_page(dst) || is_zone_device_page(src))
 		return;
 	didx = pgtag_get(dst);
 	sidx = pgtag_get(src);
-
-	/* Both pages are in use: other flags may change, use pgtag_set(). */
-	pgtag_set(dst, sidx);
-	pgtag_set(src, didx);
-	alloc_tag_node_add(sidx, page_to_nid(src), -((long)nr << PAGE_SHIFT), -1);
-	alloc_tag_node_add(sidx, page_to_nid(dst), (long)nr << PAGE_SHIFT, 1);
-	alloc_tag_node_add(didx, page_to_nid(dst), -((long)nr << PAGE_SHIFT), -1);
-	alloc_tag_node_add(didx, page_to_nid(src), (long)nr << PAGE_SHIFT, 1);
-	if (alloc_tag_capture_enabled()) {
-		struct alloc_tag *stag = sidx ? alloc_tag_from_index(sidx) : NULL;
-		struct alloc_tag *dtag = didx ? alloc_tag_from_index(didx) : NULL;
-
-		if (alloc_tag_capture_selected(stag) ||
-		    alloc_tag_capture_selected(dtag))
-			__alloc_tag_capture_page_swap(dst, src);
-	}
-}
-
-/* Does the flags field number every vmlinux tag and enough module tags? */
-static bool __init pgtag_flags_fit(void)
-{
-	u64 numbers = min(BIT_ULL(ALLOC_TAG_WIDTH), ALLOC_TAG_INDEX_MASK + 1ULL);
-
-	/* The field is below all the others and above the flags proper. */
-	BUILD_BUG_ON(ALLOC_TAG_WIDTH && (NR_PAGEFLAGS > ALLOC_TAG_PGOFF ||
-					 LRU_REFS_PGOFF !=
-					 ALLOC_TAG_PGOFF + ALLOC_TAG_WIDTH));
-	return nr_vmlinux_tags() + 1 + PGTAG_MOD_RESERVE <= numbers;
+	/* Both pages are in use: other flags may change meanwhile. */
+	if (!pgtag_store(dst, sidx, true) || !pgtag_store(src, didx, true))
+		return;
+	if (!alloc_tag_extras_enabled() || (!didx && !sidx))
+		return;
+	for_each_active_consumer(c, i)
+		if (c->page_swap)
+			c->page_swap(dst, didx ? alloc_tag_from_index(didx) : NULL,
+				     src, sidx ? alloc_tag_from_index(sidx) : NULL,
+				     nr);
 }
 
 /* Number the vmlinux tags, choose page-tag storage.  Allocates nothing. */
 static void __init pgtag_setup(void)
 {
+	u64 numbers = min(BIT_ULL(ALLOC_TAG_WIDTH), ALLOC_TAG_INDEX_MASK + 1ULL);
 	u32 t, ntags = nr_vmlinux_tags();
 
+	/* The field is below all the others and above the flags proper. */
+	BUILD_BUG_ON(ALLOC_TAG_WIDTH && (NR_PAGEFLAGS > ALLOC_TAG_PGOFF ||
+					 LRU_REFS_PGOFF !=
+					 ALLOC_TAG_PGOFF + ALLOC_TAG_WIDTH));
 	pgtag_nr_vmlinux = ntags;
 	for (t = 0; t < ntags; t++)
 		__start_alloc_tags[t].ct.flags |= t + 1;
-	if (ALLOC_TAG_WIDTH && !pgtag_flags_fit())
+	if (ALLOC_TAG_WIDTH && ntags + 1 + PGTAG_MOD_RESERVE > numbers)
 		static_branch_enable(&pgtag_array_key);
 	if (pgtag_in_array())
-		pgtag_mod_limit = ALLOC_TAG_INDEX_MASK - ntags;
-	else
-		pgtag_mod_limit = min(BIT_ULL(ALLOC_TAG_WIDTH),
-				      ALLOC_TAG_INDEX_MASK + 1ULL) - ntags - 1;
+		numbers = ALLOC_TAG_INDEX_MASK + 1ULL;
+	pgtag_mod_limit = numbers - ntags - 1;
 }
 
-/*
- * Does chunk @c cover online memory?  Asked of the sections, not of their
- * pages: a section's first pages may be a hole, and at boot deferred
- * memmap init may not have initialized its struct pages yet.
- */
+/* Does chunk @c hold online memory?  Asked of sections, not struct pages. */
 static bool pgtag_chunk_online(unsigned long c)
 {
-	unsigned long pfn = c << PGTAG_CHUNK_SHIFT;
-	unsigned long end = pfn + PGTAG_CHUNK_PAGES;
-
 #ifdef CONFIG_SPARSEMEM
-	for (; pfn < end && pfn_to_section_nr(pfn) < NR_MEM_SECTIONS;
-	     pfn = ALIGN(pfn + 1, PAGES_PER_SECTION))
-		if (online_section_nr(pfn_to_section_nr(pfn)))
-			return true;
-	return false;
+	return c < NR_MEM_SECTIONS && online_section_nr(c);
 #else
-	/* One range of page frames, with its holes in the memmap. */
-	pfn = max_t(unsigned long, pfn, ARCH_PFN_OFFSET);
-	return pfn < end && pfn_valid(pfn);
+	unsigned long pfn = max_t(unsigned long, c << PGTAG_CHUNK_SHIFT,
+				  ARCH_PFN_OFFSET);
+
+	return pfn < (c + 1) << PGTAG_CHUNK_SHIFT && pfn_valid(pfn);
 #endif
 }
 
@@ -861,30 +1022,64 @@ static int pgtag_chunk_nid(unsigned long c)
 	return NUMA_NO_NODE;
 }
 
-static int pgtag_chunk_add(struct pgtag_dir *dir, unsigned long c, int nid)
+/* Room in the directory for chunks below @nr; under pgtag_dir_lock. */
+static struct pgtag_dir *pgtag_dir_grow(unsigned long nr)
 {
+	struct pgtag_dir *dir, *old = pgtag_dir;
+
+	if (old->nr >= nr)
+		return old;
+	/* Profiling's own metadata, charged to no tag. */
+	dir = alloc_hooks_tag(ALLOC_TAG_NONE,
+			      kvzalloc_noprof(struct_size(dir, chunk, nr),
+					      GFP_KERNEL));
+	if (!dir)
+		return NULL;
+	dir->nr = nr;
+	memcpy(dir->chunk, old->chunk, old->nr * sizeof(old->chunk[0]));
+	/* Filled before it is seen; lookups may still read the old one. */
+	smp_store_release(&pgtag_dir, dir);
+	if (old != &pgtag_dir_none)
+		kmemleak_not_leak(old);
+	return dir;
+}
+
+/* Give chunks @first..@end-1 (those @all or online) their slots, zeroed. */
+static int pgtag_cover(unsigned long first, unsigned long end, bool all)
+{
+	struct pgtag_dir *dir;
+	unsigned long c;
 	u32 *chunk;
 
-	if (dir->chunk[c])
-		return 0;
-	/* Profiling's own metadata, charged to no tag. */
-	chunk = alloc_hooks_tag(ALLOC_TAG_NONE,
-				kvzalloc_node_noprof(PGTAG_CHUNK_BYTES,
-						     GFP_KERNEL, nid));
-	if (!chunk)
+	lockdep_assert_held(&pgtag_dir_lock);
+	dir = pgtag_dir_grow(end);
+	if (!dir)
 		return -ENOMEM;
-	/* Zeroed before it is seen. */
-	smp_store_release(&dir->chunk[c], chunk);
-	atomic_long_inc(&pgtag_chunks);
+	for (c = first; c < end; c++) {
+		if (dir->chunk[c] || (!all && !pgtag_chunk_online(c)))
+			continue;
+		chunk = alloc_hooks_tag(ALLOC_TAG_NONE,
+					kvzalloc_node_noprof(PGTAG_CHUNK_BYTES, GFP_KERNEL,
+							     pgtag_chunk_nid(c)));
+		if (!chunk)
+			return -ENOMEM;
+		/* Zeroed before it is seen. */
+		smp_store_release(&dir->chunk[c], chunk);
+		atomic_long_inc(&pgtag_chunks);
+	}
 	return 0;
 }
 
-/* Free @dir and its chunks; nothing was charged, no hook looks at it. */
-static void pgtag_dir_free(struct pgtag_dir *dir)
+/* Free the array; nothing was charged in it, no hook looks at it. */
+static void pgtag_array_free(void)
 {
+	struct pgtag_dir *dir = pgtag_dir;
 	unsigned long c;
 
 	lockdep_assert_held(&pgtag_dir_lock);
+	WRITE_ONCE(pgtag_dir, &pgtag_dir_none);
+	if (dir == &pgtag_dir_none)
+		return;
 	for (c = 0; c < dir->nr; c++)
 		kvfree(dir->chunk[c]);
 	kvfree(dir);
@@ -892,36 +1087,23 @@ static void pgtag_dir_free(struct pgtag_dir *dir)
 }
 
 /*
- * Array mode: directory and chunks for the memory online now, before any
- * page is charged; all or nothing.  Hotplug waits meanwhile.
+ * Array mode: the slots of the memory online now (room in the directory
+ * for what may be hot-added), before any page is charged; all or nothing.
  */
 static int pgtag_first_on(void)
 {
-	unsigned long c, nr;
-	struct pgtag_dir *dir;
-	int err = 0;
+	unsigned long nr = DIV_ROUND_UP(max_t(unsigned long, max_pfn,
+					      max_possible_pfn),
+					PGTAG_CHUNK_PAGES);
+	int err;
 
 	if (!pgtag_in_array())
 		return 0;
 	get_online_mems();
 	mutex_lock(&pgtag_dir_lock);
-	/* Room in the directory for memory that may be hot-added later. */
-	nr = DIV_ROUND_UP(max_t(unsigned long, max_pfn, max_possible_pfn),
-			  PGTAG_CHUNK_PAGES);
-	dir = alloc_hooks_tag(ALLOC_TAG_NONE,
-			      kvzalloc_noprof(struct_size(dir, chunk, nr),
-					      GFP_KERNEL));
-	if (!dir)
-		err = -ENOMEM;
-	else
-		dir->nr = nr;
-	for (c = 0; !err && c < nr; c++)
-		if (pgtag_chunk_online(c))
-			err = pgtag_chunk_add(dir, c, pgtag_chunk_nid(c));
-	if (!err)
-		smp_store_release(&pgtag_dir, dir);	/* filled before seen */
-	else if (dir)
-		pgtag_dir_free(dir);
+	err = pgtag_cover(0, nr, false);
+	if (err)
+		pgtag_array_free();
 	mutex_unlock(&pgtag_dir_lock);
 	put_online_mems();
 	if (err) {
@@ -938,13 +1120,9 @@ static void pgtag_first_off(void)
 {
 	if (!pgtag_in_array())
 		return;
-	get_online_mems();
 	mutex_lock(&pgtag_dir_lock);
-	if (pgtag_dir != &pgtag_dir_none)
-		pgtag_dir_free(pgtag_dir);
-	WRITE_ONCE(pgtag_dir, &pgtag_dir_none);
+	pgtag_array_free();
 	mutex_unlock(&pgtag_dir_lock);
-	put_online_mems();
 }
 
 #ifdef CONFIG_MEMORY_HOTPLUG
@@ -952,12 +1130,11 @@ static void pgtag_first_off(void)
 static bool pgtag_chunk_poisoned(unsigned long c)
 {
 	unsigned long pfn = c << PGTAG_CHUNK_SHIFT;
-	unsigned long end = pfn + PGTAG_CHUNK_PAGES;
 	struct page *page;
 
 	if (!IS_ENABLED(CONFIG_MEMORY_FAILURE))
 		return false;
-	for (; pfn < end; pfn++) {
+	for (; pfn < (c + 1) << PGTAG_CHUNK_SHIFT; pfn++) {
 		if (!pfn_valid(pfn))
 			continue;
 		/* Offlined memory has its memmap poisoned (DEBUG_VM). */
@@ -969,82 +1146,38 @@ static bool pgtag_chunk_poisoned(unsigned long c)
 }
 
 /*
- * Memory going online needs its chunks (see pgtag_slot()): -ENOMEM keeps it
- * offline, and MEM_CANCEL_ONLINE frees what was allocated.
- */
-static int pgtag_cover(unsigned long start, unsigned long nr_pages, int nid)
-{
-	unsigned long c, first = start >> PGTAG_CHUNK_SHIFT;
-	unsigned long end = DIV_ROUND_UP(start + nr_pages, PGTAG_CHUNK_PAGES);
-	struct pgtag_dir *dir, *old;
-
-	mutex_lock(&pgtag_dir_lock);
-	old = pgtag_dir;
-	/* Until the first switch-on, pgtag_first_on() will cover it. */
-	if (old == &pgtag_dir_none)
-		goto out;
-	if (end > old->nr) {
-		dir = alloc_hooks_tag(ALLOC_TAG_NONE,
-				      kvzalloc_noprof(struct_size(dir, chunk, end),
-						      GFP_KERNEL));
-		if (!dir)
-			goto fail;
-		dir->nr = end;
-		memcpy(dir->chunk, old->chunk, old->nr * sizeof(old->chunk[0]));
-		/* Lookups may still read the old one: it is kept. */
-		smp_store_release(&pgtag_dir, dir);
-		kmemleak_not_leak(old);
-	}
-	dir = pgtag_dir;
-	for (c = first; c < end; c++)
-		if (pgtag_chunk_add(dir, c, nid))
-			goto fail;
-out:
-	mutex_unlock(&pgtag_dir_lock);
-	return 0;
-fail:
-	mutex_unlock(&pgtag_dir_lock);
-	pr_err("page tags: no memory to cover pfns %#lx-%#lx: memory not onlined\n",
-	       start, start + nr_pages - 1);
-	return -ENOMEM;
-}
-
-/*
- * Memory went offline or failed to: clear its pages' numbers, so that stale
- * ones do not come back with it.  In-use hardware-poisoned pages keep their
- * charge (a slot gives no size), logged.  Then free the chunks with no
- * online memory left, unless they cover such a page.
+ * Memory went offline or failed to: clear its pages' numbers, so that
+ * stale ones do not come back with it (in-use hardware-poisoned pages keep
+ * their charge, logged), and free its chunks unless they cover such a page.
  */
 static void pgtag_uncover(unsigned long start, unsigned long nr_pages)
 {
-	unsigned long pfn, c, last, end = start + nr_pages, charged = 0;
+	unsigned long pfn, c, end = start + nr_pages, charged = 0, freed = 0;
 	struct pgtag_dir *dir;
-	size_t freed = 0;
 	u32 *chunk;
 
+	/* Nothing was ever charged: no walk over the memory. */
+	if (!mem_alloc_profiling_ever_enabled())
+		return;
 	mutex_lock(&pgtag_dir_lock);
 	dir = pgtag_dir;
 	for (pfn = start; pfn < end; pfn++) {
-		struct page *page = pfn_to_page(pfn);
-
-		if (!pgtag_in_array()) {
-			if (pgtag_get(page)) {
-				charged++;
-				pgtag_set(page, 0);
-			}
-			continue;
-		}
-		/* After a failed pgtag_cover(), some chunks may be missing. */
 		c = pfn >> PGTAG_CHUNK_SHIFT;
-		chunk = c < dir->nr ? dir->chunk[c] : NULL;
-		if (chunk && chunk[pfn & (PGTAG_CHUNK_PAGES - 1)]) {
-			charged++;
+		if (!pgtag_in_array()) {
+			if (!pgtag_get(pfn_to_page(pfn)))
+				continue;
+			pgtag_store(pfn_to_page(pfn), 0, true);
+		} else {
+			/* After a failed pgtag_cover(), a chunk may be missing. */
+			chunk = c < dir->nr ? dir->chunk[c] : NULL;
+			if (!chunk || !chunk[pfn & (PGTAG_CHUNK_PAGES - 1)])
+				continue;
 			WRITE_ONCE(chunk[pfn & (PGTAG_CHUNK_PAGES - 1)], 0);
 		}
+		charged++;
 	}
-	last = pgtag_in_array() ?
-	       min(dir->nr, DIV_ROUND_UP(end, PGTAG_CHUNK_PAGES)) : 0;
-	for (c = start >> PGTAG_CHUNK_SHIFT; c < last; c++) {
+	for (c = start >> PGTAG_CHUNK_SHIFT; pgtag_in_array() &&
+	     c < min(dir->nr, DIV_ROUND_UP(end, PGTAG_CHUNK_PAGES)); c++) {
 		chunk = dir->chunk[c];
 		if (!chunk || pgtag_chunk_online(c) || pgtag_chunk_poisoned(c))
 			continue;
@@ -1058,7 +1191,7 @@ static void pgtag_uncover(unsigned long start, unsigned long nr_pages)
 		pr_warn("page tags: %lu charged pages in pfns %#lx-%#lx went offline; their charges stay\n",
 			charged, start, end - 1);
 	if (freed)
-		pr_info("page tags: %zu bytes of slots for pfns %#lx-%#lx freed, %zu in use\n",
+		pr_info("page tags: %lu bytes of slots for pfns %#lx-%#lx freed, %zu in use\n",
 			freed, start, end - 1, pgtag_array_bytes());
 }
 
@@ -1066,15 +1199,25 @@ static int pgtag_memory_callback(struct notifier_block *nb,
 				 unsigned long action, void *arg)
 {
 	struct memory_notify *mn = arg;
-	int nid;
+	int err = 0;
 
 	switch (action) {
 	case MEM_GOING_ONLINE:
 		if (!pgtag_in_array())
 			break;
-		nid = page_to_nid(pfn_to_page(mn->start_pfn));
-		return notifier_from_errno(pgtag_cover(mn->start_pfn,
-						       mn->nr_pages, nid));
+		mutex_lock(&pgtag_dir_lock);
+		/* Until the first switch-on, pgtag_first_on() will cover it. */
+		if (pgtag_dir != &pgtag_dir_none)
+			err = pgtag_cover(mn->start_pfn >> PGTAG_CHUNK_SHIFT,
+					  DIV_ROUND_UP(mn->start_pfn + mn->nr_pages,
+						       PGTAG_CHUNK_PAGES), true);
+		mutex_unlock(&pgtag_dir_lock);
+		if (err) {
+			pr_err("page tags: no memory to cover pfns %#lx-%#lx: memory not onlined\n",
+			       mn->start_pfn, mn->start_pfn + mn->nr_pages - 1);
+			return notifier_from_errno(err);
+		}
+		break;
 	case MEM_OFFLINE:
 	case MEM_CANCEL_ONLINE:
 		pgtag_uncover(mn->start_pfn, mn->nr_pages);
@@ -1082,13 +1225,6 @@ static int pgtag_memory_callback(struct notifier_block *nb,
 	}
 	return NOTIFY_OK;
 }
-
-static void __init pgtag_hotplug_init(void)
-{
-	hotplug_memory_notifier(pgtag_memory_callback, 0);
-}
-#else
-static inline void pgtag_hotplug_init(void) {}
 #endif /* CONFIG_MEMORY_HOTPLUG */
 
 static int __init pgtag_storage_init(void)
@@ -1097,7 +1233,9 @@ static int __init pgtag_storage_init(void)
 		pr_info("page tags: none, profiling disabled with 'never'\n");
 		return 0;
 	}
-	pgtag_hotplug_init();
+#ifdef CONFIG_MEMORY_HOTPLUG
+	hotplug_memory_notifier(pgtag_memory_callback, 0);
+#endif
 	if (!pgtag_in_array()) {
 		pr_info("page tags: %d bits of page->flags, no per-page memory (%u numbers for modules)\n",
 			ALLOC_TAG_WIDTH, pgtag_mod_limit);
@@ -1127,7 +1265,7 @@ static size_t pgtag_array_bytes(void)
 struct allocinfo_private {
 	struct codetag_iterator iter;
 	loff_t pos;			/* seq_file position of iter.ct */
-	struct alloc_tag_query *query;	/* for lib/alloc_tag_ioctl.c */
+	void *ioctl_state;
 	const char *header;
 	void (*show)(struct seq_file *m, struct alloc_tag *tag,
 		     const struct codetag_range *range);
@@ -1147,7 +1285,6 @@ static void *allocinfo_start(struct seq_file *m, loff_t *pos)
 		priv->iter = codetag_get_ct_iter(alloc_tag_cttype);
 		priv->pos = 0;
 	} else {
-		/* Look the position up again (see codetag_next_ct()). */
 		priv->iter.ct = NULL;
 		if (!codetag_next_ct(&priv->iter))
 			return NULL;
@@ -1258,6 +1395,20 @@ int alloc_tag_seq_open(struct file *file, const char *header,
 	return 0;
 }
 
+static const struct allocinfo_ioctl_ops *allocinfo_ioctl_ops __ro_after_init;
+
+/**
+ * allocinfo_ioctl_register() - give /proc/allocinfo an ioctl
+ * @ops: the ioctl and the release of its per-file state
+ *
+ * Context: boot; one user.
+ */
+void __init allocinfo_ioctl_register(const struct allocinfo_ioctl_ops *ops)
+{
+	WARN_ON_ONCE(allocinfo_ioctl_ops);
+	allocinfo_ioctl_ops = ops;
+}
+
 /**
  * alloc_tag_seq_release() - release a file of alloc_tag_seq_open()
  * @inode: its inode
@@ -1268,7 +1419,8 @@ int alloc_tag_seq_release(struct inode *inode, struct file *file)
 	struct seq_file *m = file->private_data;
 	struct allocinfo_private *priv = m->private;
 
-	alloc_tag_ioctl_release(priv->query);
+	if (priv->ioctl_state)
+		allocinfo_ioctl_ops->release(priv->ioctl_state);
 	return seq_release_private(inode, file);
 }
 
@@ -1294,7 +1446,10 @@ static long allocinfo_ioctl(struct file *file, unsigned int cmd,
 	struct seq_file *m = file->private_data;
 	struct allocinfo_private *priv = m->private;
 
-	return alloc_tag_ioctl(alloc_tag_cttype, &priv->query, cmd, arg);
+	if (!allocinfo_ioctl_ops)
+		return -ENOTTY;
+	return allocinfo_ioctl_ops->ioctl(alloc_tag_cttype, &priv->ioctl_state,
+					  cmd, arg);
 }
 
 static const struct proc_ops allocinfo_proc_ops = {
@@ -1308,17 +1463,6 @@ static const struct proc_ops allocinfo_proc_ops = {
 #endif
 };
 
-/* Bumped on module load, unload and tag release; module list lock (write). */
-static u64 alloc_tag_content;
-
-/**
- * alloc_tag_content_id() - a value that changes with the list of tags
- */
-u64 alloc_tag_content_id(void)
-{
-	return READ_ONCE(alloc_tag_content);
-}
-
 /* Memory reports (OOM, SysRq-m) */
 
 #define SHOW_TOP_MAX	10
@@ -1330,35 +1474,17 @@ struct show_top {
 	u64 calls;
 };
 
-static void show_top_consider(struct show_top *top, unsigned int n,
-			      struct alloc_tag *tag, const char *modname)
+static void show_top_consider(struct show_top *top, struct alloc_tag *tag,
+			      const char *modname)
 {
 	struct alloc_tag_counters c = alloc_tag_read(tag);
 	unsigned int i;
 
-	if (!c.bytes || c.bytes <= top[n - 1].bytes)
+	if (!c.bytes || c.bytes <= top[SHOW_TOP_MAX - 1].bytes)
 		return;
-	for (i = n - 1; i > 0 && top[i - 1].bytes < c.bytes; i--)
+	for (i = SHOW_TOP_MAX - 1; i > 0 && top[i - 1].bytes < c.bytes; i--)
 		top[i] = top[i - 1];
-	top[i].tag = tag;
-	top[i].modname = modname;
-	top[i].bytes = c.bytes;
-	top[i].calls = c.calls;
-}
-
-static void show_top_print(struct show_top *top, unsigned int n)
-{
-	unsigned int i;
-
-	for (i = 0; i < n && top[i].tag; i++) {
-		struct codetag *ct = &top[i].tag->ct;
-
-		pr_notice("%12llu %8llu %s:%u%s%s%s func:%s\n",
-			  top[i].bytes, top[i].calls, ct->filename, ct->lineno,
-			  top[i].modname ? " [" : "",
-			  top[i].modname ? top[i].modname : "",
-			  top[i].modname ? "]" : "", ct->function);
-	}
+	top[i] = (struct show_top){ tag, modname, c.bytes, c.calls };
 }
 
 /**
@@ -1372,52 +1498,41 @@ void alloc_tag_show_mem(void)
 	/* An OOM on another CPU may come before the initcall sets it. */
 	struct codetag_type *cttype = READ_ONCE(alloc_tag_cttype);
 	struct show_top top[SHOW_TOP_MAX] = { };
+	struct codetag_iterator iter;
 	struct alloc_tag *tag;
 	bool modules = false;
+	struct codetag *ct;
+	unsigned int i;
 
 	if (!mem_alloc_profiling_ever_enabled() || !cttype)
 		return;
 	for (tag = __start_alloc_tags; tag < __stop_alloc_tags; tag++)
-		show_top_consider(top, SHOW_TOP_MAX, tag, NULL);
+		show_top_consider(top, tag, NULL);
 	if (!in_interrupt() && codetag_trylock_module_list(cttype)) {
-		struct codetag_iterator iter = codetag_get_ct_iter(cttype);
-		struct codetag *ct;
-
 		modules = true;
-		while ((ct = codetag_next_ct(&iter))) {
-			if (!iter.range->modname[0])
-				continue;
-			show_top_consider(top, SHOW_TOP_MAX,
-					  container_of(ct, struct alloc_tag, ct),
-					  iter.range->modname);
-		}
+		iter = codetag_get_ct_iter(cttype);
+		while ((ct = codetag_next_ct(&iter)))
+			if (iter.range->modname[0])
+				show_top_consider(top, container_of(ct, struct alloc_tag, ct),
+						  iter.range->modname);
 	}
 	pr_notice("Memory allocations by call site (top %d%s):\n", SHOW_TOP_MAX,
 		  modules ? "" : ", modules not included");
 	pr_notice("%12s %8s %s\n", "bytes", "calls", "call site");
-	show_top_print(top, SHOW_TOP_MAX);
+	for (i = 0; i < SHOW_TOP_MAX && top[i].tag; i++) {
+		ct = &top[i].tag->ct;
+		pr_notice("%12llu %8llu %s:%u%s%s%s func:%s\n",
+			  top[i].bytes, top[i].calls, ct->filename, ct->lineno,
+			  top[i].modname ? " [" : "",
+			  top[i].modname ? top[i].modname : "",
+			  top[i].modname ? "]" : "", ct->function);
+	}
 	if (modules)
 		codetag_unlock_module_list(cttype);
 	alloc_tag_print_metadata();
 }
 
 /* Modules */
-
-/* Told of tags about to be released: call-stack capture, when built. */
-static void (*alloc_tag_release_fn)(struct alloc_tag *tags, size_t n) __ro_after_init;
-
-/**
- * alloc_tag_on_release() - be told when a module's tags are released
- * @fn: called with a module's tags once nothing is charged to them, before
- *	their release, under alloc_tag_lock_sites()'s lock held for writing
- *
- * Context: boot, from an initcall; one user.
- */
-void __init alloc_tag_on_release(void (*fn)(struct alloc_tag *tags, size_t n))
-{
-	WARN_ON_ONCE(alloc_tag_release_fn);
-	alloc_tag_release_fn = fn;
-}
 
 static size_t range_tags(struct codetag_range *range, struct alloc_tag **first)
 {
@@ -1464,6 +1579,7 @@ static int alloc_tag_counters_alloc(struct alloc_tag *tags, size_t n)
 	return 0;
 }
 
+/* Counters and numbers for a module's tags; module list lock (write). */
 static int alloc_tag_module_attach(struct codetag_range *range)
 {
 	struct alloc_tag *tags;
@@ -1475,97 +1591,78 @@ static int alloc_tag_module_attach(struct codetag_range *range)
 		return -ENOMEM;
 	}
 	pgtag_register_module(tags, n, range->modname);
+	consumers_tags(tags, n, true);
 	return 0;
+}
+
+static void alloc_tag_module_detach(struct codetag_range *range)
+{
+	struct alloc_tag *tags;
+	size_t n = range_tags(range, &tags);
+
+	pgtag_unregister_module(tags, n);
+	alloc_tag_counters_free(tags, n, NULL);
 }
 
 static int alloc_tag_module_load(struct codetag_type *cttype,
 				 struct codetag_range *range)
 {
-	WRITE_ONCE(alloc_tag_content, alloc_tag_content + 1);
-	/* Before the first switch-on, alloc_tag_modules_on() attaches it. */
+	/* Before the first switch-on, alloc_tag_first_on() attaches it. */
 	if (!mem_alloc_profiling_ever_enabled())
 		return 0;
 	return alloc_tag_module_attach(range);
 }
 
-/* Undo alloc_tag_modules_on() up to @until (NULL: all); module list lock. */
-static void alloc_tag_modules_off(struct codetag_range *until)
-{
-	struct codetag_iterator iter = codetag_get_ct_iter(alloc_tag_cttype);
-	struct alloc_tag *tags;
-	struct codetag *ct;
-	size_t n;
-
-	while ((ct = codetag_next_ct(&iter)) && iter.range != until) {
-		if (!iter.range->mod || ct != iter.range->start)
-			continue;
-		n = range_tags(iter.range, &tags);
-		pgtag_unregister_module(tags, n);
-		alloc_tag_counters_free(tags, n, NULL);
-	}
-}
-
-/* Attach the modules loaded before the first switch-on; module list lock. */
-static int alloc_tag_modules_on(void)
-{
-	struct codetag_iterator iter = codetag_get_ct_iter(alloc_tag_cttype);
-	struct codetag_range *range = NULL;
-	struct codetag *ct;
-
-	while ((ct = codetag_next_ct(&iter))) {
-		if (iter.range == range)
-			continue;
-		range = iter.range;
-		if (range->mod && alloc_tag_module_attach(range)) {
-			alloc_tag_modules_off(range);
-			return -ENOMEM;
-		}
-	}
-	return 0;
-}
-
 /*
  * See "The first switch-on" in allocation-profiling-design.rst.  The module
  * list lock, held for writing, keeps out module loads and allocinfo readers,
- * which must not see counters a failure frees again.  -ENOMEM leaves
- * profiling off (a per-CPU chunk's vector is retried later instead).
- * Under mem_profiling_mutex.
+ * which must not see counters a failure frees again.  Consumers start last:
+ * nothing can fail after them.  Under mem_profiling_mutex.
  */
 static int alloc_tag_first_on(void)
 {
-	u32 n = nr_vmlinux_tags();
+	struct codetag_iterator iter;
+	struct codetag_range *range;
+	struct codetag *ct;
+	unsigned int i;
 	int err;
 
 	err = pgtag_first_on();
 	if (err)
 		return err;
-	alloc_tag_nodes_on(n);
 	if (alloc_tag_cttype)
 		codetag_lock_module_list_write(alloc_tag_cttype);
-	err = alloc_tag_counters_alloc(__start_alloc_tags, n);
+	err = alloc_tag_counters_alloc(__start_alloc_tags, nr_vmlinux_tags());
 	if (err) {
 		pr_err("no memory for the counters of %u tags: profiling stays off\n",
-		       n);
+		       nr_vmlinux_tags());
 		goto out;
 	}
-	if (alloc_tag_cttype) {
-		err = alloc_tag_modules_on();
-		if (err)
-			goto free_vmlinux;
+	/* The modules loaded so far. */
+	range = NULL;
+	iter = codetag_get_ct_iter(alloc_tag_cttype);
+	while (alloc_tag_cttype && !err && (ct = codetag_next_ct(&iter))) {
+		if (iter.range == range || !iter.range->mod)
+			continue;
+		range = iter.range;
+		err = alloc_tag_module_attach(range);
 	}
-	err = slab_tags_init();
-	if (err)
-		goto free_modules;
+	if (!err)
+		err = slab_tags_init();
+	if (err) {
+		iter = codetag_get_ct_iter(alloc_tag_cttype);
+		while (alloc_tag_cttype && (ct = codetag_next_ct(&iter)) &&
+		       iter.range != range)
+			if (iter.range->mod && ct == iter.range->start)
+				alloc_tag_module_detach(iter.range);
+		alloc_tag_counters_free(__start_alloc_tags, nr_vmlinux_tags(), NULL);
+		goto out;
+	}
+	for (i = 0; i < nr_consumers; i++)
+		consumer_start_chosen(consumers[i]);
 	/* From the ever key on, new per-CPU chunks get tag vectors too. */
 	static_branch_enable(&mem_alloc_profiling_ever_key);
 	pcpu_alloc_tags_fill();
-	goto out;
-
-free_modules:
-	if (alloc_tag_cttype)
-		alloc_tag_modules_off(NULL);
-free_vmlinux:
-	alloc_tag_counters_free(__start_alloc_tags, n, NULL);
 out:
 	if (alloc_tag_cttype)
 		codetag_unlock_module_list_write(alloc_tag_cttype);
@@ -1578,18 +1675,9 @@ out:
  * Modules unloaded with allocations live.  Many are frees on their way:
  * kfree_rcu() batches up to 5 s before a grace period, call_rcu() waits for
  * one; so "still live" is said only after ALLOC_TAG_UNLOAD_GRACE and
- * rcu_barrier().  The list changes under the type's lock held for writing
- * (module_unload callback) and is read under it held for reading.
+ * rcu_barrier(), of the unloaded ranges not reported yet.
  */
 #define ALLOC_TAG_UNLOAD_GRACE	(10 * HZ)
-
-struct alloc_tag_unloaded {
-	struct list_head node;
-	struct codetag_range *range;
-	bool reported;		/* "still live" said; set by the report */
-};
-
-static LIST_HEAD(alloc_tag_unloaded_list);
 
 static bool alloc_tag_range_live(struct codetag_range *range)
 {
@@ -1607,80 +1695,46 @@ static bool alloc_tag_range_live(struct codetag_range *range)
 	return bytes || calls;
 }
 
-static void alloc_tag_say_live(struct codetag_range *range)
-{
-	struct alloc_tag *tags;
-
-	pr_info("module %s unloaded with allocations still live; keeping its %zu tags\n",
-		range->modname, range_tags(range, &tags));
-}
-
 static void alloc_tag_unloaded_report(struct work_struct *work)
 {
-	struct alloc_tag_unloaded *u;
+	struct codetag_iterator iter;
+	struct alloc_tag *tags;
+	struct codetag *ct;
 
 	rcu_barrier();
 	codetag_lock_module_list(alloc_tag_cttype);
-	list_for_each_entry(u, &alloc_tag_unloaded_list, node) {
-		if (u->reported || !alloc_tag_range_live(u->range))
+	iter = codetag_get_ct_iter(alloc_tag_cttype);
+	while ((ct = codetag_next_ct(&iter))) {
+		if (!codetag_range_unloaded(iter.range) || ct != iter.range->start ||
+		    iter.range->reported || !alloc_tag_range_live(iter.range))
 			continue;
-		alloc_tag_say_live(u->range);
-		u->reported = true;
+		pr_info("module %s unloaded with allocations still live; keeping its %zu tags\n",
+			iter.range->modname, range_tags(iter.range, &tags));
+		/* A flag of ours, written under the lock held for reading. */
+		WRITE_ONCE(iter.range->reported, true);
 	}
 	codetag_unlock_module_list(alloc_tag_cttype);
 }
 
 static DECLARE_DELAYED_WORK(alloc_tag_unloaded_work, alloc_tag_unloaded_report);
 
-static struct alloc_tag_unloaded *alloc_tag_unloaded_find(struct codetag_range *range)
-{
-	struct alloc_tag_unloaded *u;
-
-	list_for_each_entry(u, &alloc_tag_unloaded_list, node)
-		if (u->range == range)
-			return u;
-	return NULL;
-}
-
 /* Release the tags unless charged; after the unload a zero sum stays zero. */
 static bool alloc_tag_module_unload(struct codetag_type *cttype,
 				    struct codetag_range *range)
 {
-	struct alloc_tag_unloaded *u;
 	struct alloc_tag *tags;
 	size_t n = range_tags(range, &tags);
 
-	/* The module goes (first call: @range->mod still set) or its tags. */
-	if (range->mod)
-		WRITE_ONCE(alloc_tag_content, alloc_tag_content + 1);
 	if (alloc_tag_range_live(range)) {
-		if (!range->mod)
-			return true;
-		u = kzalloc(sizeof(*u), GFP_KERNEL);
-		if (!u) {
-			/* Say it now, as nothing will later. */
-			alloc_tag_say_live(range);
-			return true;
-		}
-		u->range = range;
-		list_add(&u->node, &alloc_tag_unloaded_list);
-		mod_delayed_work(system_wq, &alloc_tag_unloaded_work,
-				 ALLOC_TAG_UNLOAD_GRACE);
+		if (range->mod)
+			mod_delayed_work(system_wq, &alloc_tag_unloaded_work,
+					 ALLOC_TAG_UNLOAD_GRACE);
 		return true;
 	}
-	if (!range->mod) {
-		WRITE_ONCE(alloc_tag_content, alloc_tag_content + 1);
-		u = alloc_tag_unloaded_find(range);
-		if (!u || u->reported)
-			pr_info("%s: every allocation of the unloaded module is freed; its tags are released\n",
-				range->modname);
-		if (u) {
-			list_del(&u->node);
-			kfree(u);
-		}
-	}
-	if (alloc_tag_release_fn)
-		alloc_tag_release_fn(tags, n);
+	if (!range->mod && READ_ONCE(range->reported))
+		pr_info("%s: every allocation of the unloaded module is freed; its tags are released\n",
+			range->modname);
+	consumers_tags(tags, n, false);
 	pgtag_unregister_module(tags, n);
 	alloc_tag_counters_free(tags, n, &alloc_tag_released);
 	alloc_tag_released_check();
@@ -1737,65 +1791,30 @@ void alloc_tag_report_untagged(unsigned long caller)
 			(void *)caller);
 }
 
-#ifdef PGALLOC_REPORT_UNTAGGED
 /*
- * Name the caller of the outermost __noprof_text entry point, once per
- * distinct stack (see "Debugging" in allocation-profiling-design.rst).  A
- * module's _noprof helper is not one; an untagged allocation in an
- * interrupt that hit a task's _noprof call is blamed on the task's caller.
+ * Name the caller of the outermost __noprof_text entry point (see
+ * "Debugging" in allocation-profiling-design.rst).  A module's _noprof
+ * helper is not one; an untagged allocation in an interrupt that hit a
+ * task's _noprof call is blamed on the task's caller.
  */
-#define UNTAGGED_PAGE_FRAMES	32
-#define UNTAGGED_PAGE_STACKS	256
-static depot_stack_handle_t untagged_page_stacks[UNTAGGED_PAGE_STACKS];
-static unsigned int untagged_page_nr_stacks;
-
-/* Remember @handle; false if it was seen before or there is no room. */
-static bool untagged_page_stack_new(depot_stack_handle_t handle)
-{
-	unsigned long flags;
-	bool new = false;
-	unsigned int i;
-
-	raw_spin_lock_irqsave(&untagged_lock, flags);
-	for (i = 0; i < untagged_page_nr_stacks; i++)
-		if (untagged_page_stacks[i] == handle)
-			break;
-	if (i == untagged_page_nr_stacks && i < UNTAGGED_PAGE_STACKS) {
-		untagged_page_stacks[i] = handle;
-		WRITE_ONCE(untagged_page_nr_stacks, i + 1);
-		new = true;
-	}
-	raw_spin_unlock_irqrestore(&untagged_lock, flags);
-	if (new && i + 1 == UNTAGGED_PAGE_STACKS)
-		pr_warn("%d distinct stacks of untagged page allocations seen; no more are reported\n",
-			UNTAGGED_PAGE_STACKS);
-	return new;
-}
-
 static noinline __cold void pgalloc_report_untagged(void)
 {
-	unsigned long entries[UNTAGGED_PAGE_FRAMES];
-	depot_stack_handle_t handle;
-	unsigned int n, i;
+#ifdef CONFIG_STACKTRACE
+	unsigned long entries[32];
+	unsigned int i, n;
 
-	if (READ_ONCE(untagged_page_nr_stacks) >= UNTAGGED_PAGE_STACKS)
+	/* Once every slot is taken, no more sites can be reported. */
+	if (READ_ONCE(untagged_callers[UNTAGGED_SLOTS - 1]))
 		return;
 	n = stack_trace_save(entries, ARRAY_SIZE(entries), 0);
-	/*
-	 * stackdepot's own alloc_pages() has a tag (lib/stackdepot.c), so its
-	 * pages are charged there and do not come back to this report.
-	 */
-	handle = stack_depot_save(entries, n, GFP_NOWAIT | __GFP_NOWARN);
-	if (!handle || !untagged_page_stack_new(handle))
-		return;
 	for (i = n; i-- > 1;) {
 		if (in_noprof_functions(entries[i - 1])) {
 			alloc_tag_report_untagged(entries[i]);
 			return;
 		}
 	}
+#endif
 }
-#endif /* PGALLOC_REPORT_UNTAGGED */
 #endif /* CONFIG_MEM_ALLOC_PROFILING_DEBUG */
 
 static int __init alloc_tag_init(void)
@@ -1820,9 +1839,6 @@ static int __init alloc_tag_init(void)
 	if (!proc_create("allocinfo", 0400, NULL, &allocinfo_proc_ops))
 		pr_err("cannot create /proc/allocinfo\n");
 #ifdef CONFIG_SYSCTL
-	/* After "never" all writes fail (EACCES), also do_sysctl_args()'s. */
-	if (mem_profiling_never)
-		mem_profiling_table[0].mode = 0444;
 	register_sysctl_init("vm", mem_profiling_table);
 #endif
 	pr_info("%zu allocation call sites (%zu bytes of tags, %zu of per-CPU counters), profiling %s\n",

@@ -7,7 +7,7 @@
  */
 #define pr_fmt(fmt) "alloc_tag: capture: " fmt
 
-#include <linux/alloc_tag_capture.h>
+#include <linux/alloc_tag.h>
 #include <linux/bitops.h>
 #include <linux/capability.h>
 #include <linux/debugfs.h>
@@ -30,8 +30,6 @@
 #include <linux/stringify.h>
 #include <linux/xarray.h>
 
-DEFINE_STATIC_KEY_FALSE(alloc_tag_capture_key);
-
 /* Frames saved, and kept once the allocator's own are left out. */
 #define CAPTURE_SAVE_FRAMES	40
 #define CAPTURE_KEEP_FRAMES	16
@@ -40,6 +38,8 @@ DEFINE_STATIC_KEY_FALSE(alloc_tag_capture_key);
 /* Pool slots that deselection and reading visit per hold of capture_lock. */
 #define CAPTURE_STEP		256
 
+/* Sites selected at once: a flag and a 3-bit site number in codetag.flags. */
+#define ALLOC_TAG_CAPTURE_MAX_SITES	8
 #define CAPTURE_DEFAULT_CAP	4096
 #define CAPTURE_MIN_CAP		16
 #define CAPTURE_MAX_CAP		1048576
@@ -85,8 +85,12 @@ static DEFINE_MUTEX(capture_mutex);
 /* The hooks: the pool's contents, sites' used flag and counters. */
 static DEFINE_RAW_SPINLOCK(capture_lock);
 
-/* A site's slot is kept in the ALLOC_TAG_CAPTURE_SITE bits of its tags. */
+/* A selected tag has capture_selected and its site's slot << capture_shift. */
 static struct capture_site capture_sites[ALLOC_TAG_CAPTURE_MAX_SITES];
+static u32 capture_flags __ro_after_init;
+static u32 capture_selected __ro_after_init;
+static unsigned int capture_shift __ro_after_init;
+static struct alloc_tag_consumer capture_consumer;
 /* Set while a site is used, and only then (a site's used implies it). */
 static struct capture_pool *capture_pool;
 static unsigned int capture_nr_sites;
@@ -239,9 +243,10 @@ static int capture_site_locked(struct alloc_tag *tag)
 	unsigned int flags = READ_ONCE(tag->ct.flags);
 	unsigned int site;
 
-	if (!(flags & ALLOC_TAG_CAPTURE))
+	if (!(flags & capture_selected))
 		return -1;
-	site = (flags & ALLOC_TAG_CAPTURE_SITE) >> ALLOC_TAG_CAPTURE_SITE_SHIFT;
+	site = ((flags & capture_flags) >> capture_shift) &
+	       (ALLOC_TAG_CAPTURE_MAX_SITES - 1);
 	return capture_sites[site].used ? site : -1;
 }
 
@@ -263,20 +268,19 @@ static unsigned int capture_trim(unsigned long *entries, unsigned int n,
 	return 0;
 }
 
-/**
- * __alloc_tag_capture_add() - record the stack of a new object
- * @tag: the selected tag it was charged to
- * @key: its address, struct page or per-CPU address
- * @bytes: what @tag was charged
- * @caller: return address into the slab allocator's caller, or 0
- *
- * Never fails the allocation: with no record left, the object is counted as
- * dropped.  Allocates only what stackdepot needs for a new stack (GFP_NOWAIT).
- *
- * Context: any context but NMI, which does not allocate.
+static bool capture_tag(struct alloc_tag *tag)
+{
+	return tag && unlikely(READ_ONCE(tag->ct.flags) & capture_selected);
+}
+
+/*
+ * Record the stack of a new object of a selected site.  Never fails the
+ * allocation: with no record left, the object is counted as dropped.
+ * Allocates only what stackdepot needs for a new stack (GFP_NOWAIT).  Any
+ * context but NMI, which does not allocate.
  */
-void __cold __alloc_tag_capture_add(struct alloc_tag *tag, unsigned long key,
-				    unsigned long bytes, unsigned long caller)
+static void capture_charge(struct alloc_tag *tag, unsigned long key, int nid,
+			   long bytes, unsigned long caller)
 {
 	depot_stack_handle_t handle = 0;
 	struct capture_pool *pool;
@@ -287,10 +291,10 @@ void __cold __alloc_tag_capture_add(struct alloc_tag *tag, unsigned long key,
 	int site;
 	u8 bit;
 
+	if (!capture_tag(tag) || in_nmi())
+		return;
 	/* Untag: KASAN tags a slab pointer after this hook, before kfree(). */
 	key = (unsigned long)kasan_reset_tag((void *)key);
-	if (in_nmi())
-		return;
 	preempt_disable();
 	/* Freed only after a grace period, which waits for us. */
 	pool = READ_ONCE(capture_pool);
@@ -330,17 +334,14 @@ enable:
 	preempt_enable();
 }
 
-/**
- * __alloc_tag_capture_sub() - an object of a selected site is freed
- * @tag: its tag
- * @key: as given to __alloc_tag_capture_add()
- *
- * Context: any context.
- */
-void __cold __alloc_tag_capture_sub(struct alloc_tag *tag, unsigned long key)
+/* An object is freed: a block's other pages (!@calls) have no record. */
+static void capture_uncharge(struct alloc_tag *tag, unsigned long key, int nid,
+			     long bytes, int calls)
 {
 	unsigned long flags;
 
+	if (!calls || !capture_tag(tag))
+		return;
 	key = (unsigned long)kasan_reset_tag((void *)key);
 	raw_spin_lock_irqsave(&capture_lock, flags);
 	if (capture_site_locked(tag) >= 0)
@@ -348,20 +349,14 @@ void __cold __alloc_tag_capture_sub(struct alloc_tag *tag, unsigned long key)
 	raw_spin_unlock_irqrestore(&capture_lock, flags);
 }
 
-/**
- * __alloc_tag_capture_page_split() - a captured block became @nr pages
- * @tag: the block's tag
- * @page: its first page
- * @nr: the pages now freed one by one; 1 when __free_pages() frees all but
- *	the still referenced first page of a non-compound block
- *
- * The first page's record keeps a page's bytes; each other page gets its
- * own (or is dropped), a capture_lock hold each: a block can be 1024 pages.
- *
- * Context: any context.
+/*
+ * A block became @nr pages (1 when __free_pages() frees all but the still
+ * referenced first page): the first page's record keeps a page's bytes,
+ * each other page gets its own (or is dropped), a capture_lock hold each:
+ * a block can be 1024 pages.
  */
-void __cold __alloc_tag_capture_page_split(struct alloc_tag *tag,
-					   struct page *page, unsigned int nr)
+static void capture_page_split(struct alloc_tag *tag, struct page *page,
+			       unsigned int nr)
 {
 	depot_stack_handle_t handle = 0;
 	unsigned long flags, each = 0;
@@ -371,6 +366,8 @@ void __cold __alloc_tag_capture_page_split(struct alloc_tag *tag,
 	u64 serial = 0;
 	int site;
 
+	if (!capture_tag(tag))
+		return;
 	raw_spin_lock_irqsave(&capture_lock, flags);
 	site = capture_site_locked(tag);
 	if (site >= 0)
@@ -395,21 +392,17 @@ void __cold __alloc_tag_capture_page_split(struct alloc_tag *tag,
 	}
 }
 
-/**
- * __alloc_tag_capture_page_swap() - two blocks exchanged their tags
- * @a: first page of one block
- * @b: first page of the other
- *
- * Migration: the records follow the data, as the tags do.
- *
- * Context: any context.
- */
-void __cold __alloc_tag_capture_page_swap(struct page *a, struct page *b)
+/* Migration: the records follow the data, as the tags do. */
+static void capture_page_swap(struct page *a, struct alloc_tag *atag,
+			      struct page *b, struct alloc_tag *btag,
+			      unsigned int nr)
 {
 	struct capture_pool *pool;
 	unsigned long flags;
 	u32 i, j;
 
+	if (!capture_tag(atag) && !capture_tag(btag))
+		return;
 	raw_spin_lock_irqsave(&capture_lock, flags);
 	pool = capture_pool;
 	if (pool) {
@@ -569,12 +562,10 @@ static void capture_site_free(struct capture_site *site)
 static void capture_tag_flags(struct capture_site *site, unsigned int i,
 			      bool on)
 {
-	unsigned int t, bits = on ? ALLOC_TAG_CAPTURE |
-				    i << ALLOC_TAG_CAPTURE_SITE_SHIFT : 0;
+	unsigned int t, bits = on ? capture_selected | i << capture_shift : 0;
 
 	for (t = 0; t < site->nr_tags; t++)
-		alloc_tag_flags_replace(site->tags[t], ALLOC_TAG_CAPTURE |
-					ALLOC_TAG_CAPTURE_SITE, bits);
+		alloc_tag_flags_replace(site->tags[t], capture_flags, bits);
 }
 
 /* Tags first, then records; the last site frees the pool, records and all. */
@@ -600,8 +591,7 @@ static void capture_deselect(unsigned int i)
 		return;
 	}
 	capture_site_free(site);
-	static_branch_disable(&alloc_tag_capture_key);
-	static_branch_dec(&alloc_tag_extras_key);
+	alloc_tag_consumer_stop(&capture_consumer);
 	/*
 	 * The hook uses the pool's frames with preemption off, outside
 	 * capture_lock: free it once every such section that saw it is over.
@@ -653,10 +643,8 @@ static int capture_select(struct capture_spec *spec)
 	capture_nr_sites++;
 	raw_spin_unlock_irqrestore(&capture_lock, flags);
 	capture_tag_flags(site, i, true);
-	if (capture_nr_sites == 1) {
-		static_branch_inc(&alloc_tag_extras_key);
-		static_branch_enable(&alloc_tag_capture_key);
-	}
+	if (capture_nr_sites == 1)
+		alloc_tag_consumer_start(&capture_consumer);
 	return 0;
 nomem:
 	capture_site_free(site);
@@ -1005,14 +993,30 @@ static const struct file_operations capture_fops = {
 	.release	= single_release,
 };
 
+static struct alloc_tag_consumer capture_consumer = {
+	.release	= capture_drop_tags,
+	.charge		= capture_charge,
+	.uncharge	= capture_uncharge,
+	.page_split	= capture_page_split,
+	.page_swap	= capture_page_swap,
+};
+
 static int __init alloc_tag_capture_init(void)
 {
 	struct dentry *dir;
 
+	/* A flag and the site's number (3 bits). */
+	capture_flags = alloc_tag_flags_reserve(4);
+	if (!capture_flags) {
+		pr_err("no flag bits left: capture is not available\n");
+		return -ENOSPC;
+	}
+	capture_shift = __ffs(capture_flags);
+	capture_selected = BIT(capture_shift + 3);
+	alloc_tag_consumer_register(&capture_consumer);
 	dir = debugfs_create_dir("allocinfo", NULL);
 	debugfs_create_file("capture", 0600, dir, NULL, &capture_fops);
 	debugfs_create_file("stacks", 0400, dir, NULL, &stacks_fops);
-	alloc_tag_on_release(capture_drop_tags);
 	return 0;
 }
 late_initcall(alloc_tag_capture_init);

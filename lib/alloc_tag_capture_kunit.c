@@ -12,7 +12,7 @@
  */
 #include <kunit/test.h>
 #include <linux/alloc_tag.h>
-#include <linux/alloc_tag_capture.h>
+#include <linux/alloc_tag.h>
 #include <linux/completion.h>
 #include <linux/gfp.h>
 #include <linux/hrtimer.h>
@@ -751,7 +751,7 @@ static void alloc_tag_test_capture_recursion(struct kunit *test)
 }
 
 /*
- * The page and slab hooks reach capture through alloc_tag_extras_key:
+ * The hooks reach capture, a consumer, through alloc_tag_extras_key:
  * capture holds one count of it from its first selected site to its last
  * deselected one, beside whatever else holds it (the per-node counters).
  */
@@ -766,10 +766,10 @@ static void alloc_tag_test_capture_extras_key(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, static_key_count(key), base + 1);
 	KUNIT_ASSERT_EQ(test, command(test, "-%s:%u", many_lines[0]), 0);
 	KUNIT_EXPECT_EQ(test, static_key_count(key), base + 1);
-	KUNIT_EXPECT_TRUE(test, alloc_tag_capture_enabled());
+	KUNIT_EXPECT_TRUE(test, READ_ONCE(capture_consumer.active));
 	KUNIT_ASSERT_EQ(test, command(test, "-%s:%u", many_lines[1]), 0);
 	KUNIT_EXPECT_EQ(test, static_key_count(key), base);
-	KUNIT_EXPECT_FALSE(test, alloc_tag_capture_enabled());
+	KUNIT_EXPECT_FALSE(test, READ_ONCE(capture_consumer.active));
 	/* A selection that fails takes nothing. */
 	KUNIT_EXPECT_EQ(test, command(test, "%s:%u", 1), -ENOENT);
 	KUNIT_EXPECT_EQ(test, static_key_count(key), base);

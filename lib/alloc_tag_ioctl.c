@@ -155,21 +155,14 @@ static int alloc_tag_get_next(struct alloc_tag_query *q,
 	return alloc_tag_query_find(q, ct, data);
 }
 
-/**
- * alloc_tag_ioctl() - an ioctl of an open /proc/allocinfo
- * @cttype: the allocation tag type
- * @query: the file's query state, NULL until its first query
- * @cmd: the command
- * @arg: its argument, a user pointer
- *
- * Context: process context, may sleep.
- * Return: 0, -ENOENT past the last record, -EINVAL for unknown filter
- * bits, -ENOTTY for an unknown command, -EFAULT or -ENOMEM.
+/*
+ * Returns 0, -ENOENT past the last record, -EINVAL for unknown filter bits,
+ * -ENOTTY for an unknown command, -EFAULT or -ENOMEM.
  */
-long alloc_tag_ioctl(struct codetag_type *cttype,
-		     struct alloc_tag_query **query, unsigned int cmd,
-		     unsigned long arg)
+static long alloc_tag_ioctl(struct codetag_type *cttype, void **state,
+			    unsigned int cmd, unsigned long arg)
 {
+	struct alloc_tag_query **query = (struct alloc_tag_query **)state;
 	void __user *uarg = (void __user *)arg;
 	struct alloc_tag_query *q = READ_ONCE(*query);
 	struct allocinfo_content_id id;
@@ -216,11 +209,19 @@ long alloc_tag_ioctl(struct codetag_type *cttype,
 	return copy_to_user(uarg, &data, sizeof(data)) ? -EFAULT : 0;
 }
 
-/**
- * alloc_tag_ioctl_release() - the file is closed: free its query state
- * @query: what alloc_tag_ioctl() left, or NULL
- */
-void alloc_tag_ioctl_release(struct alloc_tag_query *query)
+static void alloc_tag_ioctl_release(void *query)
 {
 	kfree(query);
 }
+
+static const struct allocinfo_ioctl_ops alloc_tag_ioctl_ops = {
+	.ioctl		= alloc_tag_ioctl,
+	.release	= alloc_tag_ioctl_release,
+};
+
+static int __init alloc_tag_ioctl_init(void)
+{
+	allocinfo_ioctl_register(&alloc_tag_ioctl_ops);
+	return 0;
+}
+core_initcall(alloc_tag_ioctl_init);

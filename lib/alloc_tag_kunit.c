@@ -349,6 +349,33 @@ static void alloc_tag_test_pages(struct kunit *test)
 }
 
 /*
+ * A tag without a page-tag number (a module's, once the numbers ran out)
+ * was marked accurate:no when its module loaded: its page allocations go
+ * uncharged without a word, and without the failure counter's atomic.
+ */
+static void alloc_tag_test_pages_unnumbered(struct kunit *test)
+{
+	DEFINE_ALLOC_TAG(tag);
+	long failures = atomic_long_read(&alloc_tag_metadata_failures);
+	u32 idx = alloc_tag_to_index(&tag);
+	struct alloc_tag_counters c;
+	struct page *p;
+	int i;
+
+	alloc_tag_flags_replace(&tag, ALLOC_TAG_INDEX_MASK, 0);
+	for (i = 0; i < 3; i++) {
+		p = alloc_hooks_tag(&tag, alloc_pages_noprof(GFP_KERNEL, 0));
+		KUNIT_ASSERT_NOT_NULL(test, p);
+		__free_page(p);
+	}
+	alloc_tag_flags_replace(&tag, ALLOC_TAG_INDEX_MASK, idx);
+	c = alloc_tag_read(&tag);
+	KUNIT_EXPECT_EQ(test, c.calls, 0ULL);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&alloc_tag_metadata_failures),
+			failures);
+}
+
+/*
  * __free_pages() of a non-compound block while another reference holds its
  * first page: the other pages are released at once, the first page when
  * its last reference goes, and the block's bytes and call come back whole.
@@ -788,6 +815,7 @@ static struct kunit_case alloc_tag_test_cases[] = {
 	KUNIT_CASE(alloc_tag_test_kvasprintf),
 	KUNIT_CASE(alloc_tag_test_noprof_helper),
 	KUNIT_CASE(alloc_tag_test_pages),
+	KUNIT_CASE(alloc_tag_test_pages_unnumbered),
 	KUNIT_CASE(alloc_tag_test_free_tail),
 	KUNIT_CASE(alloc_tag_test_folios),
 	KUNIT_CASE(alloc_tag_test_migrate),

@@ -30,7 +30,7 @@
  */
 #define pr_fmt(fmt) "alloc_tag: " fmt
 
-#include <linux/alloc_tag_nodes.h>
+#include <linux/alloc_tag.h>
 #include <linux/atomic.h>
 #include <linux/cpumask.h>
 #include <linux/init.h>
@@ -58,9 +58,6 @@ struct tag_nodes_dir {
 	struct tag_node_counters *chunk[];	/* [chunk * nr_node_ids + node] */
 };
 
-DEFINE_STATIC_KEY_FALSE(alloc_tag_nodes_key);
-
-static bool nodes_chosen;
 static struct tag_nodes_dir nodes_dir_none;
 static struct tag_nodes_dir *nodes_dir = &nodes_dir_none;
 static DEFINE_MUTEX(nodes_lock);	/* allocates chunks, grows the directory */
@@ -81,33 +78,67 @@ nodes_find(const struct tag_nodes_dir *dir, u32 idx, int nid)
 }
 
 /*
- * The out-of-line part of alloc_tag_node_add().  A tag with no counters
- * (its number could not get a chunk) is not counted per node.  A module's
- * tag is charged only once its module's code runs, after the load that
- * covered its number and published the directory; that orders the reads
- * of the number and of the directory.
+ * A tag with no counters (its number could not get a chunk) is not
+ * counted per node.  A module's tag is charged only once its module's
+ * code runs, after the load that covered its number and published the
+ * directory; that orders the reads of the number and of the directory.
  */
-void __alloc_tag_node_add(u32 idx, int nid, long bytes, long calls)
+static void nodes_add(struct alloc_tag *tag, int nid, long bytes, long calls)
 {
 	/* Pairs with smp_store_release() in nodes_dir_grow(). */
-	struct tag_node_counters *c = nodes_find(READ_ONCE(nodes_dir), idx, nid);
+	struct tag_node_counters *c;
+	u32 idx = alloc_tag_to_index(tag);
 
+	if (nid == NUMA_NO_NODE) {
+		/* A per-CPU object: each node gets its CPUs' copies. */
+		bytes /= (long)num_possible_cpus();
+		for_each_node(nid)
+			if (nodes_pcpu_cpus[nid])
+				nodes_add(tag, nid, bytes * nodes_pcpu_cpus[nid],
+					  calls);
+		return;
+	}
+	c = nodes_find(READ_ONCE(nodes_dir), idx, nid);
 	if (likely(c)) {
 		atomic64_add(bytes, &c->bytes);
 		atomic_long_add(calls, &c->calls);
 	}
 }
 
-void __alloc_tag_node_pcpu(struct alloc_tag *tag, size_t size, int sign)
+static void nodes_charge(struct alloc_tag *tag, unsigned long key, int nid,
+			 long bytes, unsigned long caller)
 {
-	u32 idx = alloc_tag_to_index(tag);
-	int nid;
+	nodes_add(tag, nid, bytes, 1);
+}
 
-	for_each_node(nid) {
-		if (nodes_pcpu_cpus[nid])
-			__alloc_tag_node_add(idx, nid,
-					     sign * (long)(size * nodes_pcpu_cpus[nid]),
-					     sign);
+static void nodes_uncharge(struct alloc_tag *tag, unsigned long key, int nid,
+			   long bytes, int calls)
+{
+	nodes_add(tag, nid, -bytes, -calls);
+}
+
+static void nodes_page_split(struct alloc_tag *tag, struct page *page,
+			     unsigned int nr)
+{
+	nodes_add(tag, page_to_nid(page), 0, nr - 1);
+}
+
+/* The charges move with the data, to the other page's node. */
+static void nodes_page_swap(struct page *a, struct alloc_tag *atag,
+			    struct page *b, struct alloc_tag *btag,
+			    unsigned int nr)
+{
+	long bytes = (long)nr << PAGE_SHIFT;
+
+	if (page_to_nid(a) == page_to_nid(b))
+		return;
+	if (atag) {
+		nodes_add(atag, page_to_nid(a), -bytes, -1);
+		nodes_add(atag, page_to_nid(b), bytes, 1);
+	}
+	if (btag) {
+		nodes_add(btag, page_to_nid(b), -bytes, -1);
+		nodes_add(btag, page_to_nid(a), bytes, 1);
 	}
 }
 
@@ -174,7 +205,7 @@ out:
 	return ok;
 }
 
-/* Undo alloc_tag_nodes_on(), which failed: no hook has run. */
+/* Undo a failed nodes_start(): no hook has run. */
 static void nodes_free_all(void)
 {
 	struct tag_nodes_dir *dir = nodes_dir;
@@ -190,22 +221,12 @@ static void nodes_free_all(void)
 	nodes_pcpu_cpus = NULL;
 }
 
-/**
- * alloc_tag_nodes_on() - set up the counters, if they were chosen at boot
- * @nr_vmlinux: the number of vmlinux tags, numbered 1..@nr_vmlinux
- *
- * Without memory for them, profiling goes on without the node counters.
- *
- * Context: the first switch-on of profiling, before any tag of a module
- * is numbered and any allocation is charged.
- */
-void alloc_tag_nodes_on(u32 nr_vmlinux)
+/* The first switch-on: counters for every number in use.  No memory, none. */
+static int nodes_start(void)
 {
+	u32 c, nr = alloc_tag_nr_indexes();
 	int cpu, nid;
-	u32 c;
 
-	if (!nodes_chosen || static_key_enabled(&alloc_tag_nodes_key))
-		return;
 	mutex_lock(&nodes_lock);
 	nodes_pcpu_cpus = kcalloc(nr_node_ids, sizeof(*nodes_pcpu_cpus),
 				  GFP_KERNEL);
@@ -218,101 +239,73 @@ void alloc_tag_nodes_on(u32 nr_vmlinux)
 			nid = first_online_node;
 		nodes_pcpu_cpus[nid]++;
 	}
-	for (c = 0; c <= nr_vmlinux >> NODES_CHUNK_SHIFT; c++)
+	for (c = 0; c <= nr >> NODES_CHUNK_SHIFT; c++)
 		if (!nodes_chunk_get(c))
 			goto fail;
 	mutex_unlock(&nodes_lock);
-	static_branch_inc(&alloc_tag_extras_key);
-	static_branch_enable(&alloc_tag_nodes_key);
 	pr_info("per-node counters: %u nodes, %zu bytes for the vmlinux tags\n",
 		nr_node_ids, (size_t)c * nr_node_ids * NODES_CHUNK_TAGS *
 		sizeof(struct tag_node_counters));
-	return;
+	return 0;
 fail:
 	nodes_free_all();
 	mutex_unlock(&nodes_lock);
 	pr_err("per-node counters: no memory; profiling goes on without them\n");
+	return -ENOMEM;
 }
 
-/**
- * alloc_tag_nodes_cover() - give a module's tag its counters
- * @tag: the tag
- * @idx: the number it is about to get
- *
- * The counters are zeroed: the number may have been another tag's.  If no
- * memory can be had, the tag is marked accurate:no: its number's chunk may
- * come with a later tag's, and the frees of what was allocated before
- * then would subtract what was never counted.
- *
- * Context: process context, before the tag gets the number.
+/*
+ * A module's tags got their numbers: zero their counters, as a number may
+ * have been another tag's.  A tag whose chunk cannot be had is marked
+ * accurate:no: the chunk may come with a later tag's, and the frees of
+ * what was allocated before then would subtract what was never counted.
  */
-void alloc_tag_nodes_cover(struct alloc_tag *tag, u32 idx)
+static void nodes_load(struct alloc_tag *tags, size_t n)
 {
-	const struct tag_nodes_dir *dir;
+	struct tag_node_counters *c;
+	size_t i;
 	int nid;
+	u32 idx;
 
-	if (!static_key_enabled(&alloc_tag_nodes_key))
-		return;
 	mutex_lock(&nodes_lock);
-	if (nodes_chunk_get(idx >> NODES_CHUNK_SHIFT)) {
-		dir = nodes_dir;
+	for (i = 0; i < n; i++) {
+		idx = alloc_tag_to_index(&tags[i]);
+		if (!idx)
+			continue;
+		if (!nodes_chunk_get(idx >> NODES_CHUNK_SHIFT)) {
+			alloc_tag_metadata_failed(&tags[i]);
+			continue;
+		}
 		for_each_node(nid) {
-			struct tag_node_counters *c = nodes_find(dir, idx, nid);
-
+			c = nodes_find(nodes_dir, idx, nid);
 			atomic64_set(&c->bytes, 0);
 			atomic_long_set(&c->calls, 0);
 		}
-	} else {
-		alloc_tag_metadata_failed(tag);
 	}
 	mutex_unlock(&nodes_lock);
 }
 
-#define NODES_OPTION	",nodes"
+static struct alloc_tag_consumer nodes_consumer = {
+	.option		= "nodes",
+	.start		= nodes_start,
+	.load		= nodes_load,
+	.charge		= nodes_charge,
+	.uncharge	= nodes_uncharge,
+	.page_split	= nodes_page_split,
+	.page_swap	= nodes_page_swap,
+};
 
-/**
- * alloc_tag_nodes_option() - read the boot parameter's ",nodes"
- * @arg: the value of sysctl.vm.mem_profiling; a ",nodes" at its end is
- *	cut off, and chooses the node counters
- *
- * Context: early boot, parsing the command line.
- */
-void __init alloc_tag_nodes_option(char *arg)
+/* Early, so that the first switch-on at the end of mm_init() starts it. */
+static int __init nodes_early(char *arg)
 {
-	size_t len = strlen(arg), n = strlen(NODES_OPTION);
+	static bool registered __initdata;
 
-	/* After 0 or 1 only: "never,nodes" is a mistake, left to the caller. */
-	if (len == n + 1 && (arg[0] == '0' || arg[0] == '1') &&
-	    !strcmp(arg + 1, NODES_OPTION)) {
-		arg[len - n] = '\0';
-		nodes_chosen = true;
-	}
+	if (!registered)
+		alloc_tag_consumer_register(&nodes_consumer);
+	registered = true;
+	return 0;
 }
-
-/**
- * alloc_tag_nodes_strip() - the length of a sysctl write without ",nodes"
- * @buf: what is written to vm.mem_profiling
- * @len: its length
- *
- * do_sysctl_args() writes the boot parameter's value, ",nodes" included,
- * once more at the end of the boot.  A ",nodes" (with or without a newline)
- * is accepted if the counters were chosen at boot, and refused otherwise:
- * they cannot be chosen once the boot is over.
- *
- * Return: @len less the ",nodes" that ends @buf, if the counters were
- * chosen; else @len.
- */
-size_t alloc_tag_nodes_strip(const char *buf, size_t len)
-{
-	size_t n = strlen(NODES_OPTION), end = len;
-
-	if (end && buf[end - 1] == '\n')
-		end--;
-	if (nodes_chosen && end > n && !memcmp(buf + end - n, NODES_OPTION, n))
-		return end - n;
-	return len;
-}
-
+early_param("sysctl.vm.mem_profiling", nodes_early);
 /* A line per node on which the tag holds memory, or has calls. */
 static void nodes_show_tag(struct seq_file *m, struct alloc_tag *tag,
 			   const struct codetag_range *range)
@@ -356,8 +349,8 @@ static const struct proc_ops nodes_proc_ops = {
 
 static int __init alloc_tag_nodes_init(void)
 {
-	if (nodes_chosen && !proc_create("allocinfo_nodes", 0400, NULL,
-					 &nodes_proc_ops))
+	if (alloc_tag_boot_option("nodes") &&
+	    !proc_create("allocinfo_nodes", 0400, NULL, &nodes_proc_ops))
 		pr_err("cannot create /proc/allocinfo_nodes\n");
 	return 0;
 }

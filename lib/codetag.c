@@ -19,21 +19,18 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 
-/* One range of tags: vmlinux, or one type's section in one module. */
+/*
+ * One range of tags: vmlinux, or one type's section in one module, which
+ * the range owns from its placement on.  Listed in its type from the
+ * module's load, and until then in its module's placed list.
+ */
 struct ct_range {
 	struct codetag_range r;
 	struct list_head node;		/* in codetag_type.ranges, by id */
 	unsigned long id;
+	struct codetag_type *cttype;
 	struct ct_module *cmod;		/* NULL for vmlinux */
-	bool owns_section;		/* frees r.start..r.stop when deleted */
 	char *strings;			/* copies made at unload, or NULL */
-};
-
-/* A section placed outside a module's memory, not yet a range. */
-struct ct_section {
-	struct list_head node;		/* in ct_module.sections */
-	void *start;
-	size_t size;
 };
 
 /* A module that carries tags of at least one type. */
@@ -41,22 +38,23 @@ struct ct_module {
 	struct list_head node;		/* in ct_modules */
 	struct module *mod;		/* NULL once unloaded */
 	char name[MODULE_NAME_LEN];
-	unsigned int nr_ranges;		/* ranges still listed */
-	struct list_head sections;	/* placed, not (yet) in a range */
+	unsigned int nr_ranges;		/* ranges placed or listed */
+	struct list_head placed;	/* ranges not listed yet */
 };
 
 struct codetag_type {
 	struct list_head node;		/* in codetag_types */
 	struct codetag_type_desc desc;
-	struct rw_semaphore lock;	/* protects ranges, next_id, count */
+	struct rw_semaphore lock;	/* protects ranges, next_id, count, gen */
 	struct list_head ranges;
 	unsigned long next_id;
+	unsigned long gen;		/* changes when ranges come or go */
 	size_t count;
 };
 
 /*
- * Protects codetag_types, ct_modules, ct_chunks and the ownership of module
- * tag sections; taken before any type's lock.
+ * Protects codetag_types, ct_modules, ct_chunks and the placed ranges;
+ * taken before any type's lock.
  */
 static DEFINE_MUTEX(codetag_lock);
 static LIST_HEAD(codetag_types);
@@ -86,39 +84,32 @@ static void ct_section_free(void *start, size_t size);
 static inline void ct_section_free(void *start, size_t size) {}
 #endif
 
-static struct ct_range *ct_add_range(struct codetag_type *cttype,
-				     struct ct_module *cmod, void *start,
-				     size_t bytes)
+/* List a new (vmlinux) or placed range in its type. */
+static void ct_list_range(struct ct_range *range)
 {
-	struct ct_range *range = kzalloc(sizeof(*range), GFP_KERNEL);
+	struct codetag_type *cttype = range->cttype;
 
 	lockdep_assert_held_write(&cttype->lock);
-	if (!range)
-		return NULL;
-	range->r.start = start;
-	range->r.stop = (void *)((char *)start + bytes);
-	range->r.mod = cmod ? cmod->mod : NULL;
-	range->r.modname = cmod ? cmod->name : "";
-	range->cmod = cmod;
 	range->id = cttype->next_id++;
-	list_add_tail(&range->node, &cttype->ranges);
+	list_move_tail(&range->node, &cttype->ranges);
 	cttype->count += range_size(cttype, &range->r);
-	if (cmod)
-		cmod->nr_ranges++;
-	return range;
+	cttype->gen++;
 }
 
-/* Without modules only the KUnit suite unlists a range. */
-static void __maybe_unused ct_del_range(struct codetag_type *cttype, struct ct_range *range)
+/* Unlist a range (or drop a placed one) and free it, with its section. */
+static void ct_del_range(struct codetag_type *cttype, struct ct_range *range)
 {
-	lockdep_assert_held_write(&cttype->lock);
-	cttype->count -= range_size(cttype, &range->r);
+	if (range->id) {
+		lockdep_assert_held_write(&cttype->lock);
+		cttype->count -= range_size(cttype, &range->r);
+		cttype->gen++;
+	}
 	list_del(&range->node);
-	if (range->cmod)
+	if (range->cmod) {
 		range->cmod->nr_ranges--;
-	if (range->owns_section)
 		ct_section_free(range->r.start,
 				(char *)range->r.stop - (char *)range->r.start);
+	}
 	kvfree(range->strings);
 	kfree(range);
 }
@@ -134,6 +125,7 @@ static void __maybe_unused ct_del_range(struct codetag_type *cttype, struct ct_r
 struct codetag_type *codetag_register_type(const struct codetag_type_desc *desc)
 {
 	struct codetag_type *cttype;
+	struct ct_range *range;
 	size_t bytes;
 
 	if (!desc->section || desc->tag_size < sizeof(struct codetag) ||
@@ -159,13 +151,21 @@ struct codetag_type *codetag_register_type(const struct codetag_type_desc *desc)
 	cttype->desc = *desc;
 	init_rwsem(&cttype->lock);
 	INIT_LIST_HEAD(&cttype->ranges);
-	down_write(&cttype->lock);
-	if (!ct_add_range(cttype, NULL, desc->vmlinux_start, bytes)) {
-		up_write(&cttype->lock);
+	/* Ids start at 1: 0 means "not listed". */
+	cttype->next_id = 1;
+	range = kzalloc(sizeof(*range), GFP_KERNEL);
+	if (!range) {
 		kfree(cttype);
 		cttype = ERR_PTR(-ENOMEM);
 		goto out;
 	}
+	range->r.start = desc->vmlinux_start;
+	range->r.stop = desc->vmlinux_stop;
+	range->r.modname = "";
+	range->cttype = cttype;
+	INIT_LIST_HEAD(&range->node);
+	down_write(&cttype->lock);
+	ct_list_range(range);
 	up_write(&cttype->lock);
 	list_add_tail(&cttype->node, &codetag_types);
 out:
@@ -238,6 +238,15 @@ size_t codetag_type_count(struct codetag_type *cttype)
 }
 
 /**
+ * codetag_type_generation() - a value that changes when ranges come or go
+ * @cttype: the type
+ */
+unsigned long codetag_type_generation(struct codetag_type *cttype)
+{
+	return READ_ONCE(cttype->gen);
+}
+
+/**
  * codetag_get_ct_iter() - an iterator positioned before the first tag
  * @cttype: the type to walk
  *
@@ -259,7 +268,9 @@ struct codetag_iterator codetag_get_ct_iter(struct codetag_type *cttype)
  * Tags come range by range in load order, vmlinux first, each once; if the
  * current range went away while the lock was dropped, the walk goes on with
  * the next one.  Clear @iter->ct before resuming (it may have gone with its
- * module): the tag at @iter's position is then returned again.
+ * module): the tag at @iter's position is then returned again.  A step
+ * costs O(1), but the first after ranges came or went, which finds the
+ * position again by range id.
  *
  * Context: under codetag_lock_module_list().
  * Return: the next tag, or NULL at the end.
@@ -268,27 +279,33 @@ struct codetag *codetag_next_ct(struct codetag_iterator *iter)
 {
 	struct codetag_type *cttype = iter->cttype;
 	unsigned long idx = iter->ct ? iter->index + 1 : iter->index;
-	struct ct_range *range;
+	struct ct_range *range = iter->node;
 
 	lockdep_assert_held(&cttype->lock);
-	list_for_each_entry(range, &cttype->ranges, node) {
-		if (range->id < iter->range_id)
-			continue;
-		if (range->id > iter->range_id)
+	if (!range || iter->gen != cttype->gen) {
+		list_for_each_entry(range, &cttype->ranges, node)
+			if (range->id >= iter->range_id)
+				break;
+		if (list_entry_is_head(range, &cttype->ranges, node) ||
+		    range->id != iter->range_id)
 			idx = 0;
+	}
+	list_for_each_entry_from(range, &cttype->ranges, node) {
 		if (idx < range_size(cttype, &range->r)) {
 			iter->range_id = range->id;
 			iter->range = &range->r;
 			iter->index = idx;
+			iter->node = range;
+			iter->gen = cttype->gen;
 			iter->ct = range_tag(cttype, &range->r, idx);
 			return iter->ct;
 		}
-		iter->range_id = range->id + 1;
 		idx = 0;
 	}
 	iter->range_id = cttype->next_id;
 	iter->index = 0;
 	iter->range = NULL;
+	iter->node = NULL;
 	iter->ct = NULL;
 	return NULL;
 }
@@ -430,7 +447,7 @@ static struct ct_module *get_cmod(struct module *mod)
 		return NULL;
 	cmod->mod = mod;
 	strscpy(cmod->name, mod->name, sizeof(cmod->name));
-	INIT_LIST_HEAD(&cmod->sections);
+	INIT_LIST_HEAD(&cmod->placed);
 	list_add_tail(&cmod->node, &ct_modules);
 	return cmod;
 }
@@ -438,7 +455,7 @@ static struct ct_module *get_cmod(struct module *mod)
 static void put_cmod(struct ct_module *cmod)
 {
 	lockdep_assert_held(&codetag_lock);
-	if (cmod->nr_ranges || !list_empty(&cmod->sections))
+	if (cmod->nr_ranges)
 		return;
 	list_del(&cmod->node);
 	kfree(cmod);
@@ -476,131 +493,83 @@ bool codetag_module_section(const char *name)
 void *codetag_place_module_section(struct module *mod, const char *name,
 				   const void *src, size_t size)
 {
-	struct ct_section *sec;
+	struct ct_range *range = NULL;
 	struct ct_module *cmod;
 	void *dst = NULL;
 
 	mutex_lock(&codetag_lock);
 	cmod = get_cmod(mod);
-	sec = kzalloc(sizeof(*sec), GFP_KERNEL);
-	if (!cmod || !sec)
-		goto out;
-	dst = size ? ct_section_alloc(size) : ZERO_SIZE_PTR;
-	if (!dst)
-		goto out;
-	if (size && src)
-		memcpy(dst, src, size);
-	else if (size)
-		memset(dst, 0, size);
-	sec->start = dst;
-	sec->size = size;
-	list_add_tail(&sec->node, &cmod->sections);
-	sec = NULL;
-out:
-	kfree(sec);
+	if (cmod)
+		range = kzalloc(sizeof(*range), GFP_KERNEL);
+	if (range)
+		dst = size ? ct_section_alloc(size) : ZERO_SIZE_PTR;
+	if (dst) {
+		if (size && src)
+			memcpy(dst, src, size);
+		else if (size)
+			memset(dst, 0, size);
+		range->r.start = dst;
+		range->r.stop = dst + size;
+		range->r.modname = cmod->name;
+		range->cttype = find_type(name);
+		range->cmod = cmod;
+		list_add_tail(&range->node, &cmod->placed);
+		cmod->nr_ranges++;
+		range = NULL;
+	}
+	kfree(range);
 	if (cmod)
 		put_cmod(cmod);
 	mutex_unlock(&codetag_lock);
 	return dst;
 }
 
-static struct ct_section *placed_section(struct ct_module *cmod, void *start,
-					 size_t size)
-{
-	struct ct_section *sec;
-
-	list_for_each_entry(sec, &cmod->sections, node)
-		if (sec->start == start && sec->size == size)
-			return sec;
-	return NULL;
-}
-
-/* The strings a range's tags point to, and their copies. */
-struct ct_strings {
-	const char **old;
-	const char **new;
-	size_t n;
-	size_t len;
-};
-
-static void note_string(struct ct_strings *cs, const char *s,
-			struct module *mod)
-{
-	size_t i;
-
-	if (!s || !within_module((unsigned long)s, mod))
-		return;
-	for (i = 0; i < cs->n; i++)
-		if (cs->old[i] == s)
-			return;
-	cs->old[cs->n++] = s;
-	cs->len += strlen(s) + 1;
-}
-
-static const char *copied_string(struct ct_strings *cs, const char *s)
-{
-	size_t i;
-
-	for (i = 0; i < cs->n; i++)
-		if (cs->old[i] == s)
-			return cs->new[i];
-	return s;
-}
-
 /*
  * Point a kept range's strings (3 per tag) at copies of those in the
- * module's memory, or at "?" if there is no memory for the copies.
+ * module's memory, or at "?" if there is no memory for the copies.  A
+ * section lists the tags of a function, and of a file, next to each other:
+ * a string that the previous tag had too is copied once.
  */
 static void copy_range_strings(struct codetag_type *cttype,
 			       struct ct_range *range, struct module *mod)
 {
-	size_t i, n = range_size(cttype, &range->r);
-	struct ct_strings cs = { };
-	struct codetag *ct;
-	char *p;
+	size_t i, k, n = range_size(cttype, &range->r), len = 0;
+	const char *old[3], *new[3] = { "?", "?", "?" };
+	char *p = NULL;
+	int pass;
 
-	cs.old = kvmalloc_array(3 * n, sizeof(*cs.old), GFP_KERNEL);
-	cs.new = kvmalloc_array(3 * n, sizeof(*cs.new), GFP_KERNEL);
-	if (!cs.old || !cs.new)
-		goto fail;
-	for (i = 0; i < n; i++) {
-		ct = range_tag(cttype, &range->r, i);
-		note_string(&cs, ct->modname, mod);
-		note_string(&cs, ct->function, mod);
-		note_string(&cs, ct->filename, mod);
-	}
-	p = kvmalloc(cs.len ?: 1, GFP_KERNEL);
-	if (!p)
-		goto fail;
-	range->strings = p;
-	for (i = 0; i < cs.n; i++) {
-		size_t l = strlen(cs.old[i]) + 1;
+	for (pass = 0; pass < 2; pass++) {
+		memset(old, 0, sizeof(old));
+		for (i = 0; i < n; i++) {
+			struct codetag *ct = range_tag(cttype, &range->r, i);
+			const char **f[3] = { &ct->modname, &ct->function,
+					      &ct->filename };
 
-		cs.new[i] = memcpy(p, cs.old[i], l);
-		p += l;
-	}
-	for (i = 0; i < n; i++) {
-		ct = range_tag(cttype, &range->r, i);
-		ct->modname = copied_string(&cs, ct->modname);
-		ct->function = copied_string(&cs, ct->function);
-		ct->filename = copied_string(&cs, ct->filename);
-	}
-	kvfree(cs.old);
-	kvfree(cs.new);
-	return;
-fail:
-	kvfree(cs.old);
-	kvfree(cs.new);
-	pr_warn("%s: no memory to keep the names of its tags\n",
-		range->r.modname);
-	for (i = 0; i < n; i++) {
-		ct = range_tag(cttype, &range->r, i);
-		if (within_module((unsigned long)ct->modname, mod))
-			ct->modname = "?";
-		if (within_module((unsigned long)ct->function, mod))
-			ct->function = "?";
-		if (within_module((unsigned long)ct->filename, mod))
-			ct->filename = "?";
+			for (k = 0; k < 3; k++) {
+				const char *s = *f[k];
+				size_t l;
+
+				if (!s || !within_module((unsigned long)s, mod))
+					continue;
+				if (s != old[k]) {
+					old[k] = s;
+					l = strlen(s) + 1;
+					len += l;
+					if (pass && p) {
+						new[k] = memcpy(p, s, l);
+						p += l;
+					}
+				}
+				if (pass)
+					*f[k] = new[k];
+			}
+		}
+		if (pass)
+			break;
+		p = range->strings = kvmalloc(len ?: 1, GFP_KERNEL);
+		if (!p)
+			pr_warn("%s: no memory to keep the names of its tags\n",
+				range->r.modname);
 	}
 }
 
@@ -610,7 +579,6 @@ fail:
  */
 static void release_unloaded(void)
 {
-	struct ct_module *cmod, *tmp_cmod;
 	struct codetag_type *cttype;
 	struct ct_range *range, *tmp;
 
@@ -618,38 +586,31 @@ static void release_unloaded(void)
 	list_for_each_entry(cttype, &codetag_types, node) {
 		down_write(&cttype->lock);
 		list_for_each_entry_safe(range, tmp, &cttype->ranges, node) {
-			if (!codetag_range_unloaded(&range->r))
-				continue;
-			if (cttype->desc.module_unload &&
-			    cttype->desc.module_unload(cttype, &range->r))
+			struct ct_module *cmod = range->cmod;
+
+			if (!codetag_range_unloaded(&range->r) ||
+			    (cttype->desc.module_unload &&
+			     cttype->desc.module_unload(cttype, &range->r)))
 				continue;
 			ct_del_range(cttype, range);
+			put_cmod(cmod);
 		}
 		up_write(&cttype->lock);
 	}
-	list_for_each_entry_safe(cmod, tmp_cmod, &ct_modules, node)
-		if (!cmod->mod)
-			put_cmod(cmod);
 }
 
 /**
  * codetag_load_module() - register the tags of a module being loaded
  * @mod: the module, laid out and relocated, not yet running
- * @find_section: returns the address and size of a named section, or NULL
- * @data: passed to @find_section
  *
  * Context: module loader, process context.
- * Return: 0, or a type's module_load error, -EINVAL for a malformed section,
- * or -ENOMEM.  On error the loader calls codetag_unload_module() to undo.
+ * Return: 0, or a type's module_load error, -EINVAL for a malformed section.
+ * On error the loader calls codetag_unload_module() to undo.
  */
-int codetag_load_module(struct module *mod,
-			void *(*find_section)(void *data, const char *name,
-					      size_t *size),
-			void *data)
+int codetag_load_module(struct module *mod)
 {
 	struct codetag_type *cttype;
-	struct ct_section *sec;
-	struct ct_range *range;
+	struct ct_range *range, *tmp;
 	struct ct_module *cmod;
 	int err = 0;
 
@@ -658,41 +619,26 @@ int codetag_load_module(struct module *mod,
 	cmod = find_cmod(mod);
 	if (!cmod)
 		goto out;	/* no tag sections */
-	list_for_each_entry(cttype, &codetag_types, node) {
-		size_t bytes = 0;
-		void *start;
+	list_for_each_entry_safe(range, tmp, &cmod->placed, node) {
+		size_t bytes = (char *)range->r.stop - (char *)range->r.start;
 
-		start = find_section(data, cttype->desc.section, &bytes);
-		if (!start || !bytes)
+		cttype = range->cttype;
+		if (!bytes)
 			continue;
-		if (!range_valid(&cttype->desc, start, bytes)) {
+		if (!range_valid(&cttype->desc, range->r.start, bytes)) {
 			pr_err("%s: section %s is not an array of %zu-byte tags\n",
 			       cmod->name, cttype->desc.section,
 			       cttype->desc.tag_size);
 			err = -EINVAL;
 			break;
 		}
-		sec = placed_section(cmod, start, bytes);
-		if (!sec) {
-			/* The type registered after the module was laid out. */
-			pr_warn("%s: tags of %s not registered (loaded too early)\n",
-				cmod->name, cttype->desc.section);
-			continue;
-		}
+		range->r.mod = mod;
 		down_write(&cttype->lock);
-		range = ct_add_range(cttype, cmod, start, bytes);
-		if (!range)
-			err = -ENOMEM;
-		else if (cttype->desc.module_load)
+		ct_list_range(range);
+		if (cttype->desc.module_load)
 			err = cttype->desc.module_load(cttype, &range->r);
-		if (range && err) {
+		if (err)
 			ct_del_range(cttype, range);
-		} else if (range) {
-			/* The range frees the section from now on. */
-			range->owns_section = true;
-			list_del(&sec->node);
-			kfree(sec);
-		}
 		up_write(&cttype->lock);
 		if (err)
 			break;
@@ -715,13 +661,14 @@ void codetag_unload_module(struct module *mod)
 {
 	struct codetag_type *cttype;
 	struct ct_range *range, *tmp;
-	struct ct_section *sec, *stmp;
 	struct ct_module *cmod;
 
 	mutex_lock(&codetag_lock);
 	cmod = find_cmod(mod);
 	if (!cmod)
 		goto out;	/* no tags, but it may have freed others' */
+	list_for_each_entry_safe(range, tmp, &cmod->placed, node)
+		ct_del_range(range->cttype, range);
 	list_for_each_entry(cttype, &codetag_types, node) {
 		down_write(&cttype->lock);
 		list_for_each_entry_safe(range, tmp, &cttype->ranges, node) {
@@ -732,16 +679,12 @@ void codetag_unload_module(struct module *mod)
 			    cttype->desc.module_unload(cttype, &range->r)) {
 				copy_range_strings(cttype, range, mod);
 				range->r.mod = NULL;
+				cttype->gen++;
 				continue;
 			}
 			ct_del_range(cttype, range);
 		}
 		up_write(&cttype->lock);
-	}
-	list_for_each_entry_safe(sec, stmp, &cmod->sections, node) {
-		ct_section_free(sec->start, sec->size);
-		list_del(&sec->node);
-		kfree(sec);
 	}
 	cmod->mod = NULL;
 	put_cmod(cmod);

@@ -54,6 +54,49 @@ enum alloc_tag_meta {
 	ALLOC_TAG_META_NR
 };
 
+struct page;
+
+/**
+ * struct alloc_tag_consumer - an optional user of the charge hooks
+ * @option: the word that chooses it in "sysctl.vm.mem_profiling=1,word",
+ *	or NULL
+ * @start: the first switch-on (or the registration after it) with
+ *	profiling's numbers in place: set up, 0 to be called from then on
+ * @load: a module's @tags have their numbers; its code has not run yet
+ * @release: a module's @tags hold no charge and are about to go
+ * @charge: @bytes at @key (an address; a struct page for pages) on node
+ *	@nid were charged to @tag; @nid is NUMA_NO_NODE for a per-CPU
+ *	object, whose @bytes are all CPUs' copies; @caller is where the slab
+ *	allocator returns to, or 0
+ * @uncharge: what @charge was told is freed; @calls is 0 when the block's
+ *	first page, which holds the call, stays with another holder
+ * @page_split: the block at @page, charged to @tag, became @nr pages, each
+ *	its own call
+ * @page_swap: migration: the blocks at @a and @b, charged to @atag and
+ *	@btag (either may be NULL), exchanged their tags
+ *
+ * Every callback but @start is called only while the consumer is active
+ * (alloc_tag_consumer_start()), in any context its hook runs in, and must
+ * neither sleep nor allocate.
+ */
+struct alloc_tag_consumer {
+	const char *option;
+	int (*start)(void);
+	void (*load)(struct alloc_tag *tags, size_t n);
+	void (*release)(struct alloc_tag *tags, size_t n);
+	void (*charge)(struct alloc_tag *tag, unsigned long key, int nid,
+		       long bytes, unsigned long caller);
+	void (*uncharge)(struct alloc_tag *tag, unsigned long key, int nid,
+			 long bytes, int calls);
+	void (*page_split)(struct alloc_tag *tag, struct page *page,
+			   unsigned int nr);
+	void (*page_swap)(struct page *a, struct alloc_tag *atag,
+			  struct page *b, struct alloc_tag *btag,
+			  unsigned int nr);
+	/* private: */
+	bool active;
+};
+
 #ifdef CONFIG_MEM_ALLOC_PROFILING
 
 /*
@@ -71,14 +114,13 @@ extern struct alloc_tag __start_alloc_tags[];
 extern struct alloc_tag __stop_alloc_tags[];
 
 /*
- * codetag.flags: INACCURATE, a charge was lost for want of metadata; CAPTURE
- * and CAPTURE_SITE, call-stack capture's selection; INDEX_MASK, the page-tag
- * number (0: none).  Each part is changed with alloc_tag_flags_replace().
+ * codetag.flags: INACCURATE, a charge was lost for want of metadata;
+ * CONSUMER, bits that consumers reserve (alloc_tag_flags_reserve());
+ * INDEX_MASK, the page-tag number (0: none).  Each part is changed with
+ * alloc_tag_flags_replace().
  */
 #define ALLOC_TAG_INACCURATE		BIT(31)
-#define ALLOC_TAG_CAPTURE		BIT(30)
-#define ALLOC_TAG_CAPTURE_SITE_SHIFT	27
-#define ALLOC_TAG_CAPTURE_SITE		GENMASK(29, 27)
+#define ALLOC_TAG_CONSUMER_FLAGS	GENMASK(30, 27)
 #define ALLOC_TAG_INDEX_MASK		GENMASK(26, 0)
 
 static __always_inline bool alloc_tag_is_real(const struct alloc_tag *tag)
@@ -89,6 +131,9 @@ static __always_inline bool alloc_tag_is_real(const struct alloc_tag *tag)
 /**
  * alloc_tag_to_index() - the page-tag number of a tag, or 0 if it has none
  * @tag: a real tag
+ *
+ * Numbers are small and dense (vmlinux's tags 1 to N, then modules'):
+ * consumers index their own per-tag data by them.
  */
 static __always_inline u32 alloc_tag_to_index(const struct alloc_tag *tag)
 {
@@ -123,15 +168,11 @@ static __always_inline bool mem_alloc_profiling_ever_enabled(void)
 	return static_branch_unlikely(&mem_alloc_profiling_ever_key);
 }
 
-/*
- * Held (static_branch_inc()) by each optional consumer of the page and slab
- * hooks.  Hooks test it once (after charge, before uncharge) and reach all
- * through one out-of-line step: while off, nothing is kept live for a call.
- */
+/* On while a consumer is active; the hooks then call alloc_tag_extras_*(). */
 DECLARE_STATIC_KEY_FALSE(alloc_tag_extras_key);
 
 /**
- * alloc_tag_extras_enabled() - is an optional consumer of the hooks in use?
+ * alloc_tag_extras_enabled() - is an optional consumer of the hooks active?
  */
 static __always_inline bool alloc_tag_extras_enabled(void)
 {
@@ -140,26 +181,31 @@ static __always_inline bool alloc_tag_extras_enabled(void)
 
 void alloc_tag_mm_init(void);
 struct alloc_tag_counters alloc_tag_read(struct alloc_tag *tag);
-u64 alloc_tag_content_id(void);
-/* lib/alloc_tag_ioctl.c: the ioctl of /proc/allocinfo. */
-struct alloc_tag_query;
-long alloc_tag_ioctl(struct codetag_type *cttype,
-		     struct alloc_tag_query **query, unsigned int cmd,
-		     unsigned long arg);
-void alloc_tag_ioctl_release(struct alloc_tag_query *query);
 void alloc_tag_metadata_failed(struct alloc_tag *tag);
 void alloc_tag_meta_add(enum alloc_tag_meta kind, long bytes);
 void alloc_tag_show_mem(void);
-/* The first switch-on: every percpu chunk gets its tag vector. */
+/* mm/percpu.c, at the first switch-on: every chunk gets its tag vector. */
 void pcpu_alloc_tags_fill(void);
-/* The first switch-on: the caches of slab tag vectors. */
+/* mm/slab_common.c, at the first switch-on: the caches of tag vectors. */
 int slab_tags_init(void);
+
+/* Consumers (see struct alloc_tag_consumer) and what they may call. */
+void alloc_tag_consumer_register(struct alloc_tag_consumer *c);
+void alloc_tag_consumer_start(struct alloc_tag_consumer *c);
+void alloc_tag_consumer_stop(struct alloc_tag_consumer *c);
+bool alloc_tag_boot_option(const char *word);
+u32 alloc_tag_flags_reserve(unsigned int nr);
+u32 alloc_tag_nr_indexes(void);
+void alloc_tag_extras_charge(struct alloc_tag *tag, unsigned long key,
+			     int nid, long bytes, unsigned long caller);
+void alloc_tag_extras_uncharge(struct alloc_tag *tag, unsigned long key,
+			       int nid, long bytes, int calls);
 
 int alloc_tag_lock_sites(void);
 void alloc_tag_unlock_sites(void);
 int alloc_tag_for_each(int (*fn)(struct alloc_tag *tag, const char *modname,
 				 void *arg), void *arg);
-void alloc_tag_on_release(void (*fn)(struct alloc_tag *tags, size_t n));
+u64 alloc_tag_content_id(void);
 
 /* Files that list the tags as /proc/allocinfo does. */
 struct file;
@@ -172,6 +218,19 @@ int alloc_tag_seq_release(struct inode *inode, struct file *file);
 void alloc_tag_seq_line(struct seq_file *m, struct alloc_tag *tag,
 			const struct codetag_range *range, u64 bytes,
 			u64 calls, int nid);
+
+/**
+ * struct allocinfo_ioctl_ops - an ioctl of /proc/allocinfo
+ * @ioctl: a command on an open file of the tags of @cttype; @state is the
+ *	file's, NULL at first
+ * @release: the file is closed; @state as @ioctl left it
+ */
+struct allocinfo_ioctl_ops {
+	long (*ioctl)(struct codetag_type *cttype, void **state,
+		      unsigned int cmd, unsigned long arg);
+	void (*release)(void *state);
+};
+void allocinfo_ioctl_register(const struct allocinfo_ioctl_ops *ops);
 
 /* What a write to vm.mem_profiling does. */
 int mem_alloc_profiling_switch(bool on);

@@ -68,12 +68,14 @@ struct codetag_type_desc {
  * @stop: end of the tags
  * @mod: the module, or NULL for vmlinux and for an unloaded module
  * @modname: the module's name ("" for vmlinux); stays valid after unload
+ * @reported: free for the tag type (alloc_tag's "unloaded while live")
  */
 struct codetag_range {
 	struct codetag *start;
 	struct codetag *stop;
 	struct module *mod;
 	const char *modname;
+	bool reported;
 };
 
 /**
@@ -94,6 +96,8 @@ static inline bool codetag_range_unloaded(const struct codetag_range *range)
  * @ct: current tag, NULL before the first and after the last
  * @range_id: internal: id of the range, to resume after the lock was dropped
  * @index: internal: index of @ct in @range
+ * @node: internal: the range, valid while the type's generation is @gen
+ * @gen: internal
  */
 struct codetag_iterator {
 	struct codetag_type *cttype;
@@ -101,6 +105,8 @@ struct codetag_iterator {
 	struct codetag *ct;
 	unsigned long range_id;
 	unsigned long index;
+	void *node;
+	unsigned long gen;
 };
 
 #ifdef CONFIG_CODE_TAGGING
@@ -116,6 +122,7 @@ struct codetag *codetag_next_ct(struct codetag_iterator *iter);
 void codetag_to_text(struct seq_buf *out, const struct codetag *ct,
 		     const struct codetag_range *range);
 size_t codetag_type_count(struct codetag_type *cttype);
+unsigned long codetag_type_generation(struct codetag_type *cttype);
 
 #endif /* CONFIG_CODE_TAGGING */
 
@@ -124,10 +131,7 @@ size_t codetag_type_count(struct codetag_type *cttype);
 bool codetag_module_section(const char *name);
 void *codetag_place_module_section(struct module *mod, const char *name,
 				   const void *src, size_t size);
-int codetag_load_module(struct module *mod,
-			void *(*find_section)(void *data, const char *name,
-					      size_t *size),
-			void *data);
+int codetag_load_module(struct module *mod);
 void codetag_unload_module(struct module *mod);
 #else
 /* The module loader calls these unconditionally. */
@@ -143,11 +147,7 @@ static inline void *codetag_place_module_section(struct module *mod,
 	return NULL;
 }
 
-static inline int codetag_load_module(struct module *mod,
-				      void *(*find_section)(void *data,
-							    const char *name,
-							    size_t *size),
-				      void *data)
+static inline int codetag_load_module(struct module *mod)
 {
 	return 0;
 }

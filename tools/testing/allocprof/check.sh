@@ -282,7 +282,7 @@ if [ $have_on = 1 ]; then
 	CPUS=2 boot "$K" bootoff bootoff.sh "sysctl.vm.mem_profiling=0" \
 		$([ $have_mod = 1 ] && echo "$mod/allocprof_pcpu.ko" \
 			"$mod/allocprof_capture.ko" "$mod/allocprof_holder.ko")
-	boot "$K" badparam badparam.sh "sysctl.vm.mem_profiling=bogus"
+	boot "$K" badparam badparam.sh "sysctl.vm.mem_profiling=bogus,nodez"
 	if [ $have_mod = 1 ]; then
 		# Page tags in the array (numa.config) across hotplug.  pci=off:
 		# numa.config has PCI, which would place its windows in the RAM
@@ -358,7 +358,7 @@ if [ $have_san = 1 ]; then
 	# shellcheck disable=SC2046
 	CPUS=2 boot "$S_K" san-bootoff bootoff.sh "sysctl.vm.mem_profiling=0" \
 		$([ $have_mod_san = 1 ] && echo "$B/testmod-sanitize/allocprof_pcpu.ko")
-	boot "$S_K" san-badparam badparam.sh "sysctl.vm.mem_profiling=bogus"
+	boot "$S_K" san-badparam badparam.sh "sysctl.vm.mem_profiling=bogus,nodez"
 else
 	ko "sanitizer boot checks (no kernel)"
 fi
@@ -464,7 +464,7 @@ if [ $have_a64 = 1 ]; then
 	fi
 	ARCH=arm64 boot "$A_K" a64-never never.sh "sysctl.vm.mem_profiling=never"
 	ARCH=arm64 boot "$A_K" a64-bootoff bootoff.sh "sysctl.vm.mem_profiling=0"
-	ARCH=arm64 boot "$A_K" a64-badparam badparam.sh "sysctl.vm.mem_profiling=bogus"
+	ARCH=arm64 boot "$A_K" a64-badparam badparam.sh "sysctl.vm.mem_profiling=bogus,nodez"
 else
 	ko "arm64 boot checks (no kernel)"
 fi
