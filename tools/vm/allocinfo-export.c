@@ -376,6 +376,53 @@ void rate_export(const struct opts *o, const struct rates *r)
 	}
 }
 
+/* ----------------------------------------------------------------- leaks */
+
+#define LEAKS_CSV_HEAD \
+	"bytes_per_second,growth_bytes,grew_intervals,intervals,first_bytes,last_bytes," \
+	"last_calls,module,func,file,line,accurate\n"
+
+/* leaks in JSON or CSV, with @capture, the command that selects the first */
+void leaks_export(const struct opts *o, const struct leaks *r, const char *capture)
+{
+	size_t i;
+
+	if (o->fmt == FMT_CSV)
+		fputs(LEAKS_CSV_HEAD, out);
+	else
+		fprintf(out, "{\n  \"samples\": %zu,\n  \"seconds\": %.3f,\n"
+			"  \"total_sites\": %zu,\n  \"new_sites\": %zu,\n  \"gone_sites\": %zu,\n"
+			"  \"leaking_sites\": %zu,\n  \"leaks\": [",
+			r->samples, r->seconds, r->sites, r->young, r->gone, r->flagged);
+	for (i = 0; i < r->shown; i++) {
+		const struct leak *l = &r->v[i];
+
+		if (o->fmt == FMT_CSV) {
+			fprintf(out, "%.1f,%llu,%u,%u,%llu,%llu,%llu,", l->slope, l->growth,
+				l->grew, l->intervals, l->first, l->site->bytes,
+				l->site->calls);
+			csv_site_id(l->site, l->site->inaccurate);
+			fputc('\n', out);
+			continue;
+		}
+		fprintf(out, "%s{\"bytes_per_second\": %.1f, \"growth_bytes\": %llu, ",
+			i ? ",\n    " : "\n    ", l->slope, l->growth);
+		fprintf(out, "\"grew_intervals\": %u, \"intervals\": %u, ", l->grew, l->intervals);
+		fprintf(out, "\"first_bytes\": %llu, \"last_bytes\": %llu, \"last_calls\": %llu, ",
+			l->first, l->site->bytes, l->site->calls);
+		json_site_id(l->site, l->site->inaccurate);
+		fputc('}', out);
+	}
+	if (o->fmt == FMT_CSV)
+		return;
+	fputs(r->shown ? "\n  ],\n  \"capture\": " : "],\n  \"capture\": ", out);
+	if (capture)
+		json_str(capture);
+	else
+		fputs("null", out);
+	fputs("\n}\n", out);
+}
+
 /* ----------------------------------------------------------------- group */
 
 /* group's @shown largest of @n groups, then, for Prometheus, the others. */

@@ -27,10 +27,14 @@
 
 #include "allocinfo.h"
 
+/* A number of allocinfo.h in the help text */
+#define STR_1(x)	#x
+#define STR(x)		STR_1(x)
+
 static const char * const help_text[] = {
 	"NAME\n"
 	"       allocinfo - rank, group, compare and export /proc/allocinfo; find\n"
-	"       the call sites that allocate most often\n"
+	"       the call sites that allocate most often and those that leak\n"
 	"\n"
 	"SYNOPSIS\n"
 	"       allocinfo [top] [-n N] [--sort bytes|calls] [--min SIZE] [--by-node]\n"
@@ -45,7 +49,8 @@ static const char * const help_text[] = {
 	"       allocinfo stacks [-n N] [FILTER] [--json] [FILE]\n"
 	"       allocinfo top --rate [-i SECONDS] [-n N] [--sort bytes|calls]\n"
 	"                 [--min SIZE] [FILTER] [FORMAT] [FILE | OLD NEW]\n"
-
+	"       allocinfo leaks [-i SECONDS] [--samples K] [-n N] [--min SIZE]\n"
+	"                 [FILTER] [--json|--csv] [FILE...]\n"
 	"       allocinfo --help | --version\n"
 	"\n"
 	"       FILTER is any of --module NAME, --file SUBSTR, --func NAME.\n"
@@ -145,13 +150,28 @@ static const char * const help_text[] = {
 	"              of the -n sites that allocated the most (PromQL's rate() gives\n"
 	"              the rates), labelled rate=\"true\", and no other=\"true\" series.\n"
 	"\n"
-,
+	"       leaks  The sites whose bytes grow steadily: /proc/allocinfo read\n"
+	"              --samples times (default " STR(DEFAULT_SAMPLES)
+	"), -i seconds apart (default 5), or\n"
+	"              FILEs saved -i seconds apart, in order.  Per site, over the\n"
+	"              samples it is in up to the last without a gap, the least-squares\n"
+	"              slope of its bytes (bytes/s), the share of intervals in which it\n"
+	"              grew (GREW) and the share of its gains that it kept (KEPT).\n"
+	"              Listed, by slope, are the sites that grew in "
+	STR(LEAK_GREW_PERCENT) "% of the\n"
+	"              intervals or more, kept " STR(LEAK_KEPT_PERCENT)
+	"% or more, and grew by --min bytes or\n"
+	"              more; a site needs " STR(MIN_SAMPLES)
+	" samples.  Where capture is in the kernel,\n"
+	"              it prints the command that selects the first site for capture.\n"
+	"              Ctrl-C stops the reads early and lists what they show.\n"
+	"\n",
 
 	"OPTIONS\n"
 	"       -f, --input FILE\n"
 	"              Read FILE (\"-\" for standard input); the same as FILE.\n"
-	"       -n N   Show at most N rows; 0 shows all.  Defaults: top, diff and\n"
-	"              --prometheus 20, watch 10, otherwise all.  With --prometheus,\n"
+	"       -n N   Show at most N rows; 0 shows all.  Defaults: top, diff, leaks\n"
+	"              and --prometheus 20, watch 10, otherwise all.  With --prometheus,\n"
 	"              N is 1 to 1000.\n"
 	"       --sort bytes|calls\n"
 	"              Rank top and group by bytes (default) or by live allocations.\n"
@@ -167,8 +187,12 @@ static const char * const help_text[] = {
 	"       --depth N\n"
 	"              Directory levels kept by --by dir (default 1).\n"
 	"       -i, --interval SECONDS\n"
-	"              Time between two reads of watch and top --rate (default 5,\n"
-	"              fractions allowed); with FILEs, the time between them.\n"
+	"              Time between two reads of watch, top --rate and leaks (default\n"
+	"              5, fractions allowed); with FILEs, the time between them.\n"
+	"       --samples K\n"
+	"              leaks: read the kernel's file K times (" STR(MIN_SAMPLES) " to "
+	STR(MAX_SAMPLES) ", default\n"
+	"              " STR(DEFAULT_SAMPLES) ").\n"
 	"       --rate\n"
 	"              top: per second, from " PROC_ALLOCINFO_CUMULATIVE ".\n"
 	"       --count K\n"
@@ -227,7 +251,9 @@ static const char * const help_text[] = {
 	"       ALLOCINFO_CUMULATIVE_PROC\n"
 	"              The kernel's cumulative file, instead of\n"
 	"              " PROC_ALLOCINFO_CUMULATIVE ".\n"
-
+	"       ALLOCINFO_CAPTURE\n"
+	"              The capture file that leaks looks for, instead of\n"
+	"              " DEBUGFS_CAPTURE ".\n"
 	"       ALLOCINFO_SYSCTL\n"
 	"              The vm.mem_profiling switch, instead of\n"
 	"              /proc/sys/vm/mem_profiling.\n"
@@ -256,7 +282,7 @@ static const char * const help_text[] = {
 	"       zcat saved.txt.gz | allocinfo group --by module\n"
 	"       allocinfo watch -i 2 -n 5\n"
 	"       allocinfo top --rate -i 10 --sort calls\n"
-
+	"       allocinfo leaks -i 60 --samples 60\n"
 	"       allocinfo top --prometheus -f /proc/allocinfo > $DIR/top.prom.tmp &&\n"
 	"           mv $DIR/top.prom.tmp $DIR/top.prom\n",
 	NULL
@@ -423,6 +449,7 @@ enum {
 	OPT_ZERO,
 	OPT_EXIT_CODE,
 	OPT_RATE,
+	OPT_SAMPLES,
 };
 
 /* Options that only some commands take. */
@@ -434,6 +461,7 @@ enum {
 #define GIVEN_COUNT	0x20
 #define GIVEN_ZERO	0x40
 #define GIVEN_EXIT_CODE	0x80
+#define GIVEN_SAMPLES	0x100
 
 static const struct option longopts[] = {
 	{ "help",	no_argument,		NULL, 'h' },
@@ -456,6 +484,7 @@ static const struct option longopts[] = {
 	{ "zero",	no_argument,		NULL, OPT_ZERO },
 	{ "exit-code",	no_argument,		NULL, OPT_EXIT_CODE },
 	{ "rate",	no_argument,		NULL, OPT_RATE },
+	{ "samples",	required_argument,	NULL, OPT_SAMPLES },
 	{ NULL,		0,			NULL, 0 }
 };
 
@@ -472,7 +501,8 @@ static void check_label_text(const char *opt, const char *s)
 /* Labels must be valid text, and the number of series bounded. */
 static void check_prometheus(const char *cmd, const struct opts *o)
 {
-	if (!strcmp(cmd, "diff") || !strcmp(cmd, "watch") || !strcmp(cmd, "stacks"))
+	if (!strcmp(cmd, "diff") || !strcmp(cmd, "watch") || !strcmp(cmd, "stacks") ||
+	    !strcmp(cmd, "leaks"))
 		usage_error("%s has no --prometheus output", cmd);
 	if (o->limit == 0 || o->limit > PROM_MAX)
 		usage_error("--prometheus takes -n from 1 to %d, so that the series stay few",
@@ -483,7 +513,7 @@ static void check_prometheus(const char *cmd, const struct opts *o)
 }
 
 static const char * const commands[] = {
-	"top", "group", "snapshot", "diff", "watch", "stacks", "help"
+	"top", "group", "snapshot", "diff", "watch", "stacks", "leaks", "help"
 };
 
 static bool is_command(const char *word)
@@ -514,7 +544,7 @@ static void check_given(const char *cmd, unsigned int given, unsigned int allowe
 {
 	static const char * const names[] = {
 		"-n", "--sort", "--by", "--depth", "--interval", "--count", "--zero",
-		"--exit-code"
+		"--exit-code", "--samples"
 	};
 	unsigned int i;
 
@@ -579,6 +609,10 @@ static unsigned int parse_options(int argc, char **argv, struct opts *o)
 		case OPT_COUNT:
 			o->count = parse_long(optarg, "--count", 0, LONG_MAX);
 			given |= GIVEN_COUNT;
+			break;
+		case OPT_SAMPLES:
+			o->samples = parse_long(optarg, "--samples", MIN_SAMPLES, MAX_SAMPLES);
+			given |= GIVEN_SAMPLES;
 			break;
 		case OPT_MODULE:
 			o->module = optarg;
@@ -646,6 +680,7 @@ static void read_environment(const struct opts *o)
 	live_file = env_or("ALLOCINFO_PROC", PROC_ALLOCINFO);
 	sysctl_file = env_or("ALLOCINFO_SYSCTL", PROC_SYSCTL);
 	stacks_file = env_or("ALLOCINFO_STACKS", DEBUGFS_STACKS);
+	capture_file = env_or("ALLOCINFO_CAPTURE", DEBUGFS_CAPTURE);
 	ioctl_mode = getenv("ALLOCINFO_IOCTL");
 	if (o->by_node)
 		live_file = env_or("ALLOCINFO_NODES_PROC", PROC_ALLOCINFO_NODES);
@@ -685,7 +720,34 @@ static int run_rate(struct opts *o, unsigned int given, int args, char **argv)
 	return cmd_rate(o, old_name, new_name, o->interval);
 }
 
-/* Every command but diff and top --rate takes one FILE. */
+/* leaks: the kernel's file --samples times, -i seconds apart, or FILEs saved so. */
+static int run_leaks(struct opts *o, unsigned int given, int args, char **argv)
+{
+	int i;
+
+	check_given("leaks", given, GIVEN_N | GIVEN_INTERVAL | GIVEN_SAMPLES);
+	if (o->input)
+		usage_error("leaks takes its FILEs as arguments, not with -f");
+	if (args && (given & GIVEN_SAMPLES))
+		usage_error("leaks: --samples is for the kernel's file; FILEs are %d samples",
+			    args);
+	if (args && !(given & GIVEN_INTERVAL))
+		usage_error("leaks FILE... needs --interval, the seconds between two FILEs");
+	if (args && args < MIN_SAMPLES)
+		usage_error("leaks needs %d samples or more, not %d", MIN_SAMPLES, args);
+	if (args > MAX_SAMPLES)
+		usage_error("leaks takes %d FILEs at most", MAX_SAMPLES);
+	if (!(o->interval > 0))
+		usage_error("leaks needs an --interval of more than 0 seconds");
+	for (i = 0; i < args; i++)
+		if (!strcmp(argv[i], "-"))
+			usage_error("leaks reads FILEs, not standard input");
+	if (!args && !o->samples)
+		o->samples = DEFAULT_SAMPLES;
+	return cmd_leaks(o, argv, args);
+}
+
+/* Every command but diff, top --rate and leaks takes one FILE. */
 static void one_input(const char *cmd, struct opts *o, int args, char **argv)
 {
 	if (args > 1)
@@ -729,6 +791,8 @@ static int run(const char *cmd, struct opts *o, unsigned int given, int args, ch
 		usage_error("--by-node goes with top");
 	if (!strcmp(cmd, "top") && o->rate)
 		return run_rate(o, given, args, argv);
+	if (!strcmp(cmd, "leaks"))
+		return run_leaks(o, given, args, argv);
 	if (!strcmp(cmd, "diff"))
 		return run_diff(o, given, args, argv);
 	one_input(cmd, o, args, argv);

@@ -10,6 +10,7 @@
  *   allocinfo-diff.c     diff and watch
  *   allocinfo-stacks.c   the call stacks of the capture files
  *   allocinfo-rate.c     top --rate, from the cumulative counters
+ *   allocinfo-leaks.c    leaks, the sites whose bytes grow steadily
  */
 #ifndef ALLOCINFO_H
 #define ALLOCINFO_H
@@ -44,6 +45,7 @@ typedef unsigned long long u64;
 #define CUMULATIVE_BOOT		"sysctl.vm.mem_profiling=1,cumulative"
 #define CUMULATIVE_NEEDS \
 	"a kernel built with " CUMULATIVE_CONFIG " and booted with " CUMULATIVE_BOOT
+#define DEBUGFS_CAPTURE		"/sys/kernel/debug/allocinfo/capture"
 #define COLUMNS_LINE		"#     <size>  <calls> <tag info>\n"
 #define VMLINUX			"vmlinux"
 #define DEFAULT_TOP		20
@@ -52,6 +54,11 @@ typedef unsigned long long u64;
 #define MAX_LINE_WARNINGS	10	/* per file read, then only counts */
 #define COUNTER_MAX		((u64)LLONG_MAX)	/* above: a wrapped negative */
 #define PROM_MAX		1000	/* -n with --prometheus: 1 to this */
+#define DEFAULT_SAMPLES		12	/* leaks: reads of the live file */
+#define MIN_SAMPLES		3	/* leaks: two intervals at least */
+#define MAX_SAMPLES		100000
+#define LEAK_GREW_PERCENT	75	/* leaks: of the intervals, at least */
+#define LEAK_KEPT_PERCENT	75	/* leaks: of what it gained, at least */
 
 /* The mark of a table row whose figures are lower bounds, after its last cell. */
 #define INACCURATE_MARK		"  accurate:no"
@@ -89,6 +96,7 @@ struct opts {
 	bool snapshot;		/* top's report is snapshot's */
 	bool by_node;		/* top --by-node: a row per site and node */
 	bool rate;		/* top --rate: per second, from the cumulative file */
+	long samples;		/* leaks --samples */
 };
 
 /*
@@ -160,6 +168,30 @@ struct rates {
 	u64 calls;
 };
 
+/* leaks: the figures of one site over the samples */
+struct leak {
+	const struct site *site;	/* at the last sample */
+	double slope;		/* bytes per second, least squares */
+	u64 first;		/* bytes at the first sample measured */
+	u64 growth;		/* from that sample to the last, 0 if it went down */
+	u64 rises;		/* the sum of its gains between samples */
+	unsigned int intervals;	/* between the samples measured */
+	unsigned int grew;	/* of them, those in which its bytes went up */
+	bool flagged;		/* it grew steadily */
+};
+
+struct leaks {
+	struct leak *v;		/* the sites measured, flagged first, by slope */
+	size_t nr;
+	size_t flagged;
+	size_t shown;		/* the first flagged, listed */
+	size_t sites;		/* in the last sample */
+	size_t young;		/* not measured: in too few samples up to the last */
+	size_t gone;		/* not measured: not in the last sample */
+	size_t samples;
+	double seconds;		/* from the first sample to the last */
+};
+
 /* A table printed with aligned columns; the last column is not padded. */
 struct table {
 	size_t cols;
@@ -181,6 +213,7 @@ extern const char *sysctl_file;
 extern const char *stacks_file;	/* ... which environment variables override */
 extern const char *ioctl_mode;	/* ALLOCINFO_IOCTL: "0" never, "only" */
 extern bool cumulative_input;	/* top --rate: files of PROC_ALLOCINFO_CUMULATIVE */
+extern const char *capture_file;	/* allocinfo-leaks.c: DEBUGFS_CAPTURE */
 
 /* allocinfo-parse.c: messages and memory */
 void errorf(const char *fmt, ...);
@@ -229,6 +262,7 @@ void snapshot_export(const struct opts *o, const struct sites *s);
 void json_change(const struct change *c);
 void csv_change(const struct change *c);
 void rate_export(const struct opts *o, const struct rates *r);
+void leaks_export(const struct opts *o, const struct leaks *r, const char *capture);
 void diff_json(const char *old_name, const struct sites *a, const char *new_name,
 	       const struct sites *b, const struct change *c, size_t n, size_t hidden,
 	       size_t shown);
@@ -255,5 +289,8 @@ int cmd_stacks(const struct opts *o);
 /* allocinfo-rate.c */
 const char *human_rate(double per_second, char *buf, size_t len);
 int cmd_rate(const struct opts *o, const char *old_name, const char *new_name, double seconds);
+
+/* allocinfo-leaks.c */
+int cmd_leaks(const struct opts *o, char *const *files, size_t nr_files);
 
 #endif /* ALLOCINFO_H */

@@ -91,10 +91,10 @@ fi
 
 # Watch prints the time of each round, and --prometheus the time of the
 # run: replace them before comparing (prom-timestamp checks the latter).
-# top --rate on the kernel's file prints the seconds it took.
+# top --rate and leaks on the kernel's file print the seconds they took.
 normalize() {
 	case $1 in
-	rate-live*)
+	rate-live* | leaks-live*)
 		sed -E 's/over [0-9]+\.[0-9] s/over N s/'
 		;;
 	watch*)
@@ -114,6 +114,7 @@ NO_KERNEL="ALLOCINFO_PROC=/nonexistent/proc/allocinfo ALLOCINFO_SYSCTL=/nonexist
 NO_KERNEL="$NO_KERNEL ALLOCINFO_STACKS=/nonexistent/allocinfo/stacks"
 NO_KERNEL="$NO_KERNEL ALLOCINFO_NODES_PROC=/nonexistent/proc/allocinfo_nodes"
 NO_KERNEL="$NO_KERNEL ALLOCINFO_CUMULATIVE_PROC=/nonexistent/proc/allocinfo_cumulative"
+NO_KERNEL="$NO_KERNEL ALLOCINFO_CAPTURE=/nonexistent/allocinfo/capture"
 RUN_ENV=
 # Standard input: /dev/null, or a pipe that carries the file RUN_PIPE
 RUN_PIPE=
@@ -480,6 +481,50 @@ cases() {
 	t usage-rate-group	group --by module --rate cumulative-a.txt
 	t usage-rate-by-node	top --rate --by-node -i 1 cumulative-a.txt cumulative-b.txt
 	t usage-rate-count	top --rate --count 3 -i 1 cumulative-a.txt cumulative-b.txt
+
+	# leaks: six samples 10 s apart of a steady leaker, a slower one, a
+	# site that churns, a cache that grows then gives back, modules
+	# loaded late, too late, unloaded, and unloaded then loaded again
+	t leaks			leaks -i 10 leak-1.txt leak-2.txt leak-3.txt leak-4.txt leak-5.txt leak-6.txt
+	t leaks-json		leaks -i 10 --json leak-1.txt leak-2.txt leak-3.txt leak-4.txt \
+		leak-5.txt leak-6.txt
+	t leaks-csv		leaks -i 10 --csv leak-1.txt leak-2.txt leak-3.txt leak-4.txt \
+		leak-5.txt leak-6.txt
+	t leaks-n1		leaks -i 10 -n 1 leak-1.txt leak-2.txt leak-3.txt leak-4.txt \
+		leak-5.txt leak-6.txt
+	t leaks-min		leaks -i 10 --min 1K leak-1.txt leak-2.txt leak-3.txt leak-4.txt \
+		leak-5.txt leak-6.txt
+	t leaks-module		leaks -i 10 --module leaky leak-1.txt leak-2.txt leak-3.txt \
+		leak-4.txt leak-5.txt leak-6.txt
+	# the churn and the cache alone: nothing is flagged
+	t leaks-none		leaks -i 10 --func 'leaky_c*' leak-1.txt leak-2.txt leak-3.txt \
+		leak-4.txt leak-5.txt leak-6.txt
+	# three samples, the fewest: sites in all three are measured, not the one in two
+	t leaks-three		leaks -i 60 leak-4.txt leak-5.txt leak-6.txt
+	# with capture in the kernel, the command that selects the first site
+	RUN_ENV="ALLOCINFO_CAPTURE=capture" t leaks-capture leaks -i 10 -n 2 leak-1.txt \
+		leak-2.txt leak-3.txt leak-4.txt leak-5.txt leak-6.txt
+	RUN_ENV="ALLOCINFO_CAPTURE=capture" t leaks-capture-json leaks -i 10 -n 1 --json \
+		leak-1.txt leak-2.txt leak-3.txt leak-4.txt leak-5.txt leak-6.txt
+	RUN_ENV="ALLOCINFO_CAPTURE=capture" t leaks-capture-none leaks -i 10 --func 'leaky_c*' \
+		leak-1.txt leak-2.txt leak-3.txt leak-4.txt leak-5.txt leak-6.txt
+	RUN_ENV="ALLOCINFO_PROC=vmlinux.txt" t leaks-live leaks -i 0.01 --samples 3
+	t leaks-live-missing	leaks -i 0.01 --samples 3
+	t leaks-missing-file	leaks -i 10 leak-1.txt nosuch.txt leak-3.txt
+	t leaks-malformed	leaks -i 10 leak-1.txt malformed.txt leak-3.txt
+	t leaks-lenient		leaks -i 10 --lenient leak-1.txt malformed.txt leak-3.txt
+	t leaks-cumulative	leaks -i 10 leak-1.txt cumulative-a.txt leak-3.txt
+	t usage-leaks-one	leaks -i 10 leak-1.txt
+	t usage-leaks-two	leaks -i 10 leak-1.txt leak-2.txt
+	t usage-leaks-no-interval leaks leak-1.txt leak-2.txt leak-3.txt
+	t usage-leaks-zero	leaks -i 0 leak-1.txt leak-2.txt leak-3.txt
+	t usage-leaks-samples-files leaks -i 1 --samples 5 leak-1.txt leak-2.txt leak-3.txt
+	t usage-leaks-samples	leaks --samples 2
+	t usage-leaks-f		leaks -i 1 -f leak-1.txt leak-2.txt leak-3.txt leak-4.txt
+	t usage-leaks-stdin	leaks -i 1 leak-1.txt - leak-3.txt
+	t usage-leaks-prometheus leaks --prometheus
+	t usage-leaks-sort	leaks --sort calls
+	t usage-samples-top	top --samples 5 vmlinux.txt
 }
 
 t() { t_check "$@"; }
@@ -515,6 +560,93 @@ watch_fifo watch-changes -n 4
 watch_fifo watch-changes-json -n 2 --json
 watch_fifo watch-changes-csv -n 3 --csv
 watch_fifo watch-changes-zero -n 0 --zero --module e1000
+
+# leaks on the kernel's file, which a FIFO makes change: the six samples
+# of the leak-*.txt series read 0.2 s apart; the steady leaker comes first,
+# the churn and the cache are not listed.
+leaks_fifo() {
+	local fifo=$OUT/leaks.fifo log=$OUT/leaks-live-fifo.log writer k
+	rm -f "$fifo"
+	mkfifo "$fifo" || return 1
+	(
+		for k in 1 2 3 4 5 6; do
+			cat "$FIX/leak-$k.txt" >"$fifo"
+			sleep 0.1
+		done
+	) &
+	writer=$!
+	# shellcheck disable=SC2086
+	env $NO_KERNEL ALLOCINFO_PROC="$fifo" timeout 30 "$BIN" leaks -i 0.2 --samples 6 \
+		>"$log" 2>&1
+	echo "exit status $?" >>"$log"
+	kill "$writer" 2>/dev/null
+	wait "$writer" 2>/dev/null
+	rm -f "$fifo"
+	[ "$(sed -n 2p "$log" | awk '{print $NF}')" = drivers/leaky/leaky.c:30 ] &&
+		! grep -q 'leaky_churn\|leaky_cache' "$log" &&
+		grep -q '^leaks: 5 of 9 sites grew steadily over [0-9.]* s (6 samples)' "$log" &&
+		grep -q '^exit status 0$' "$log"
+}
+if [ $regen = 1 ]; then
+	:
+elif leaks_fifo; then
+	pass leaks-live-fifo
+else
+	fail leaks-live-fifo "$OUT/leaks-live-fifo.log"
+fi
+
+# Ctrl-C stops leaks' reads of the kernel's file: what was read is listed.
+leaks_interrupt() {
+	local log=$OUT/leaks-interrupt.log pid n
+	# shellcheck disable=SC2086
+	env $NO_KERNEL ALLOCINFO_PROC="$FIX/vmlinux.txt" "$BIN" leaks -i 0.2 --samples 1000 \
+		>"$log" 2>&1 &
+	pid=$!
+	sleep 1.5
+	kill -INT "$pid"
+	wait "$pid"
+	echo "exit status $?" >>"$log"
+	n=$(sed -n 's/^leaks: 0 of 39 sites grew steadily over [0-9.]* s (\([0-9]*\) samples).*/\1/p' \
+		"$log")
+	grep -q '^no site grew steadily$' "$log" && grep -q '^exit status 0$' "$log" &&
+		[ -n "$n" ] && [ "$n" -ge 3 ] && [ "$n" -lt 1000 ]
+}
+if [ $regen = 1 ]; then
+	:
+elif leaks_interrupt; then
+	pass leaks-interrupt
+else
+	fail leaks-interrupt "$OUT/leaks-interrupt.log"
+fi
+
+# 200 samples of a site that holds 2^50 bytes and leaks 4 KiB in 10 s, one
+# that churns around as much, and one that stays: the slope is exact to a
+# tenth of a byte a second, the churn is not flagged.
+leaks_precision() {
+	local dir=$OUT/precision k
+	rm -rf "$dir"
+	mkdir -p "$dir"
+	for k in $(seq 0 199); do
+		{
+			printf 'allocinfo - version: 1.0\n#     <size>  <calls> <tag info>\n'
+			printf '%12d %8d mm/big.c:1 func:big_leak\n' $((1125899906842624 + 4096 * k)) "$k"
+			printf '%12d %8d mm/big.c:2 func:big_churn\n' \
+				$((1125899906842624 + (k % 2) * 8192)) "$k"
+			printf '%12d %8d mm/big.c:3 func:big_still\n' 1125899906842624 1
+		} >"$dir/s$k.txt"
+	done
+	(cd "$dir" && "$BIN" leaks -i 10 --json $(seq -f 's%g.txt' 0 199)) >"$OUT/precision.log" 2>&1
+	grep -q '"leaking_sites": 1,' "$OUT/precision.log" &&
+		grep -q '{"bytes_per_second": 409.6, "growth_bytes": 815104, "grew_intervals": 199, "intervals": 199,' \
+			"$OUT/precision.log"
+}
+if [ $regen = 1 ]; then
+	:
+elif leaks_precision; then
+	pass leaks-precision
+else
+	fail leaks-precision "$OUT/precision.log"
+fi
 
 if [ $regen = 1 ]; then
 	echo "expected files rewritten in $EXP: review them with git diff"
@@ -867,6 +999,7 @@ make_allocinfo() {
 	cp "$PRISTINE/tools/vm/Makefile" "$tree/tools/vm/" &&
 		(cd "$tree" && patch -p1 <"$TOP/tools/vm/Makefile.patch") >&2 &&
 		cp "${SRC[@]}" "$TOP/tools/vm/allocinfo.h" "$tree/tools/vm/" || return 1
+	# shellcheck disable=SC2016 # $(ALLOCINFO_SRCS) is make's
 	listed=$(make -s -C "$tree/tools/vm" -f Makefile -f - print-srcs <<<'print-srcs: ; @echo $(ALLOCINFO_SRCS)' |
 		tr ' ' '\n' | sort)
 	for f in "${SRC[@]}"; do
