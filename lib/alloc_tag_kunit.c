@@ -804,12 +804,69 @@ static void alloc_tag_test_obj_index(struct kunit *test)
 	}
 }
 
+/*
+ * slab_tag_index()'s multiplication against obj_to_index()'s division, for
+ * every object start (and every object's last byte) of every kmalloc
+ * cache and of odd-sized caches with and without red zones, at every slab
+ * order up to MAX_ORDER - 1: every order any of them can use.
+ */
+static unsigned int tag_index_check_cache(struct kmem_cache *s)
+{
+	unsigned int order, k, objects, bad = 0;
+
+	for (order = 0; order < MAX_ORDER; order++) {
+		objects = (PAGE_SIZE << order) / s->size;
+		for (k = 0; k < objects; k++) {
+			unsigned long off = (unsigned long)k * s->size +
+					    s->red_left_pad;
+			unsigned long last = (unsigned long)(k + 1) * s->size - 1;
+
+			bad += mul_u64_u64_shr(off, s->tag_mul, 64) != k ||
+			       reciprocal_divide(off, s->reciprocal_size) != k ||
+			       mul_u64_u64_shr(last, s->tag_mul, 64) != k;
+		}
+	}
+	return bad;
+}
+
+static void alloc_tag_test_tag_index(struct kunit *test)
+{
+	static const unsigned int sizes[] = { 24, 40, 104, 200, 328, 1000, 3000 };
+	static const slab_flags_t flags[] = { 0, SLAB_RED_ZONE };
+	unsigned int t, i, f, caches = 0;
+	struct kmem_cache *s;
+
+	for (t = 0; t < NR_KMALLOC_TYPES; t++) {
+		for (i = 0; i <= KMALLOC_SHIFT_HIGH; i++) {
+			s = kmalloc_caches[t][i];
+			if (!s)
+				continue;
+			KUNIT_EXPECT_EQ_MSG(test, tag_index_check_cache(s), 0U,
+					    "%s", s->name);
+			caches++;
+		}
+	}
+	KUNIT_EXPECT_GE(test, caches,
+			(unsigned int)(KMALLOC_SHIFT_HIGH - KMALLOC_SHIFT_LOW + 1));
+	for (f = 0; f < ARRAY_SIZE(flags); f++) {
+		for (i = 0; i < ARRAY_SIZE(sizes); i++) {
+			s = kmem_cache_create("alloc_tag_test_index", sizes[i],
+					      8, flags[f], NULL);
+			KUNIT_ASSERT_NOT_NULL(test, s);
+			KUNIT_EXPECT_EQ_MSG(test, tag_index_check_cache(s), 0U,
+					    "size %u, red zone %d", sizes[i], f);
+			kmem_cache_destroy(s);
+		}
+	}
+}
+
 static struct kunit_case alloc_tag_test_cases[] = {
 	KUNIT_CASE(alloc_tag_test_kmalloc),
 	KUNIT_CASE(alloc_tag_test_arrays),
 	KUNIT_CASE(alloc_tag_test_krealloc),
 	KUNIT_CASE(alloc_tag_test_kmem_cache),
 	KUNIT_CASE(alloc_tag_test_obj_index),
+	KUNIT_CASE(alloc_tag_test_tag_index),
 	KUNIT_CASE(alloc_tag_test_kvmalloc),
 	KUNIT_CASE(alloc_tag_test_helpers),
 	KUNIT_CASE(alloc_tag_test_kvasprintf),
