@@ -1,0 +1,63 @@
+# SPDX-License-Identifier: GPL-2.0
+# allocinfo leaks on the live file: allocprof_leaky leaks 4 KiB every
+# 100 ms at one site, churns at a second and fills and empties a cache at
+# a third.  Over 20 s, read every second, the leaking site must rank first
+# with every interval grown, and neither the churn nor the cache may be
+# listed; over 10 s with --csv, only the leak of the module's three sites.
+# Where capture is in the kernel, the command that leaks prints must
+# select the site, and allocinfo stacks must then name its caller.  The
+# module's cache cycles in 5 s, so a 20 s run sees it shrink.
+# Needs /data/allocinfo-static and /data/allocprof_leaky.ko.
+. /data/lib.sh
+T=/data/allocinfo-static
+M=allocprof_leaky
+P=/sys/module/$M/parameters
+C=/sys/kernel/debug/allocinfo/capture
+
+for f in $T /data/$M.ko; do
+	[ -e "$f" ] || { fail "leaks: $f is missing"; exit 1; }
+done
+insmod /data/$M.ko run=1 || { fail "leaks: insmod $M run=1"; exit 1; }
+check "leaks: the module runs" grep -qx 1 $P/run
+
+$T leaks -i 1 --samples 21 >/tmp/leaks 2>/tmp/leaks.err
+rc=$?
+cat /tmp/leaks /tmp/leaks.err
+check "leaks: exit status 0" [ $rc = 0 ]
+# The first row: GROWTH/S GROWTH GREW KEPT SIZE CALLS MODULE FUNCTION LOCATION
+first() { sed -n 2p /tmp/leaks | awk -v i="$1" '{ print $i }'; }
+check "leaks: the leaking site ranks first" [ "$(first 7) $(first 8)" = "$M ${M}_leak" ]
+check "leaks: it is measured over the 20 intervals" [ "$(first 3 | cut -d/ -f2)" = 20 ]
+not_listed() { ! grep -q "$1" /tmp/leaks; }
+check "leaks: the churning site is not listed" not_listed ${M}_churn
+check "leaks: the cache that grows and shrinks is not listed" not_listed ${M}_cache_fill
+check "leaks: 21 samples read" grep -q '^leaks: .* (21 samples)' /tmp/leaks
+
+$T leaks -i 1 --samples 11 --module $M --csv >/tmp/leaks.csv 2>&1
+cat /tmp/leaks.csv
+check "leaks --csv: one row, the leak" \
+	[ "$(grep ",$M," /tmp/leaks.csv | cut -d, -f8,9 | tr '\n' ' ')" = "$M,${M}_leak " ]
+
+if [ -e $C ]; then
+	cmd=$(grep "^  echo '.*' > $C\$" /tmp/leaks | sed 's/^  //')
+	echo "capture: $cmd"
+	check "leaks: it prints the command that selects the site for capture" \
+		[ -n "$cmd" ]
+	sh -c "$cmd"
+	check "leaks: that command selects the site" grep -q "func:${M}_leak " $C
+	sleep 2
+	$T stacks --func ${M}_leak >/tmp/stacks
+	cat /tmp/stacks
+	check "leaks: allocinfo stacks names the caller of the leak" \
+		grep -q allocprof_leaky_round /tmp/stacks
+	echo clear > $C
+else
+	skip "leaks: the capture command (no $C: CONFIG_MEM_ALLOC_PROFILING_CAPTURE)"
+fi
+
+echo 0 > $P/run
+check "leaks: run=0 stops the module" grep -qx 0 $P/run
+rmmod $M || fail "leaks: rmmod $M"
+check "leaks: unloading frees what the module held" \
+	[ "$(grep "\[$M\]" /proc/allocinfo | awk '$1 > 0' | wc -l)" = 0 ]
+exit $FAILED
