@@ -10,11 +10,12 @@
  *
  * Every input is parsed strictly and leniently, and every report is printed
  * (to /dev/null) in every format.  Besides crashes, leaks and undefined
- * behaviour it checks two properties:
+ * behaviour it checks these properties:
  *  - an input that parses strictly parses to the same sites leniently;
  *  - lenient parsing fails only when no line was valid, and leaves nothing;
  *  - what "allocinfo snapshot" prints parses back to the same sites, with
- *    the same accurate:no marks.
+ *    the same accurate:no marks;
+ *  - the first two hold for the format of /proc/allocinfo_cumulative too.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -114,6 +115,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			abort();
 		free_sites(&strict);
 	}
+
+	/* the same as /proc/allocinfo_cumulative's format, for top --rate */
+	cumulative_input = true;
+	lenient_failed = parse_buffer(data, size, "fuzz", true, &half);
+	if (lenient_failed && half.nr)
+		abort();
+	if (!parse_buffer(data, size, "fuzz", false, &again)) {
+		if (lenient_failed || !same_sites(&again, &half))
+			abort();
+		free_sites(&again);
+	}
+	free_sites(&half);
+	cumulative_input = false;
 
 	/* the first half of the input is an "older" snapshot for diff */
 	parse_buffer(data, size / 2, "fuzz", true, &half);
