@@ -5,12 +5,16 @@
  * The kernel lists there, for every code location that allocates memory, the
  * bytes the location holds and the number of its allocations still live.
  * This tool ranks and groups those lines, compares two snapshots and exports
- * them as JSON, CSV or Prometheus text.
+ * them as JSON, CSV or Prometheus text.  From /proc/allocinfo_cumulative it
+ * ranks the sites by allocations per second, and from samples of
+ * /proc/allocinfo it finds the sites whose memory grows steadily.
  *
  * Example use:
  * allocinfo top -n 10
  * allocinfo snapshot > before.txt; ...; allocinfo diff before.txt
  * allocinfo group --by module
+ * allocinfo top --rate -i 10
+ * allocinfo leaks -i 60 --samples 60
  *
  * See Documentation/mm/allocation-profiling.rst.  This file reads the
  * command line; allocinfo.h lists the other parts.

@@ -26,7 +26,7 @@ typedef unsigned long long u64;
 #define ARRAY_SIZE(a)		(sizeof(a) / sizeof((a)[0]))
 
 #define U64_MAX			ULLONG_MAX
-#define ALLOCINFO_VERSION	"1.1"
+#define ALLOCINFO_VERSION	"1.2"
 #define PROC_ALLOCINFO		"/proc/allocinfo"
 #define PROC_SYSCTL		"/proc/sys/vm/mem_profiling"
 #define DEBUGFS_STACKS		"/sys/kernel/debug/allocinfo/stacks"
