@@ -246,7 +246,7 @@ static struct ctl_table cum_table[] = {
 	},
 	{ }
 };
-#endif
+#endif /* CONFIG_MEM_ALLOC_PROFILING_CUMULATIVE_KUNIT_TEST */
 
 static int __init alloc_tag_cumulative_init(void)
 {
@@ -255,11 +255,11 @@ static int __init alloc_tag_cumulative_init(void)
 		pr_err("cannot create /proc/allocinfo_cumulative\n");
 #ifdef CONFIG_SYSCTL
 	register_sysctl_init("vm", cum_table);
-#endif
+#endif /* CONFIG_MEM_ALLOC_PROFILING_CUMULATIVE_KUNIT_TEST */
 	return 0;
 }
 device_initcall(alloc_tag_cumulative_init);
 
 #ifdef CONFIG_MEM_ALLOC_PROFILING_CUMULATIVE_KUNIT_TEST
 #include "alloc_tag_cumulative_kunit.c"
-#endif
+#endif /* CONFIG_MEM_ALLOC_PROFILING_CUMULATIVE_KUNIT_TEST */
