@@ -246,7 +246,7 @@ static struct ctl_table cum_table[] = {
 	},
 	{ }
 };
-#endif /* CONFIG_MEM_ALLOC_PROFILING_CUMULATIVE_KUNIT_TEST */
+#endif /* CONFIG_SYSCTL */
 
 static int __init alloc_tag_cumulative_init(void)
 {
@@ -255,7 +255,7 @@ static int __init alloc_tag_cumulative_init(void)
 		pr_err("cannot create /proc/allocinfo_cumulative\n");
 #ifdef CONFIG_SYSCTL
 	register_sysctl_init("vm", cum_table);
-#endif /* CONFIG_MEM_ALLOC_PROFILING_CUMULATIVE_KUNIT_TEST */
+#endif
 	return 0;
 }
 device_initcall(alloc_tag_cumulative_init);
