@@ -283,8 +283,8 @@ void snapshot_export(const struct opts *o, const struct sites *s)
 /* ------------------------------------------------------------ top --rate */
 
 static const char * const prom_rate_help[] = {
-	"Bytes allocated at a code location since profiling was switched on (/proc/allocinfo_cumulative).",
-	"Allocations made at a code location since profiling was switched on (/proc/allocinfo_cumulative).",
+	"Bytes allocated at a code location since counting began (/proc/allocinfo_cumulative).",
+	"Allocations made at a code location since counting began (/proc/allocinfo_cumulative).",
 };
 
 static const char * const prom_rate_name[] = {

@@ -294,7 +294,7 @@ static const char *header_version(const char *s)
 static bool wrong_kind(const char *name, const char *line)
 {
 	if (!cumulative_input && skip_prefix(line, CUMULATIVE_HEADER_PREFIX)) {
-		errorf("%s:1: a file of %s, totals since profiling was switched on: use top --rate",
+		errorf("%s:1: a file of %s, totals since counting began: use top --rate",
 		       name, PROC_ALLOCINFO_CUMULATIVE);
 		return true;
 	}

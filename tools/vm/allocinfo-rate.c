@@ -3,7 +3,8 @@
  * allocinfo top --rate: the call sites that allocate most often, from two
  * reads of /proc/allocinfo_cumulative.  That file has the line format of
  * /proc/allocinfo, but its bytes and calls count every allocation since
- * profiling was switched on and are never decremented:
+ * counting began (at boot, or when vm.mem_profiling_cumulative was set to
+ * 1) and are never decremented:
  *
  *   allocinfo_cumulative - version: 1.0
  *   #     <size>  <calls> <tag info>
@@ -11,16 +12,38 @@
  *
  * What a site allocated between the reads, divided by the seconds between
  * them, is its rate.  A counter smaller at the second read is taken to
- * have restarted from 0 (a module unloaded and loaded again, or profiling
- * switched off and on), and what it shows is what it allocated since:
- * the counters are 64-bit, and 2^64 bytes at 100 GiB a second take five
- * years, so a counter that went back was reset, it did not wrap.
+ * have restarted from 0 (a module loaded again, whose counters the kernel
+ * zeroes at its load, or two copies of different boots), and what it
+ * shows is what it allocated since: the counters are 64-bit, and 2^64
+ * bytes at 100 GiB a second take five years, so a counter that went back
+ * was reset, it did not wrap.
  */
 #define _GNU_SOURCE
 #include <stdlib.h>
 #include <string.h>
 
 #include "allocinfo.h"
+
+const char *cumulative_sysctl_file = PROC_CUMULATIVE_SYSCTL;
+
+/*
+ * The kernel lists its cumulative file once built with it, counting or
+ * not: say so when it does not count, and every rate is 0.
+ */
+static void check_counting(void)
+{
+	char buf[16] = "";
+	FILE *fp = fopen(cumulative_sysctl_file, "r");
+
+	if (!fp)
+		return;
+	if (!fgets(buf, sizeof(buf), fp))
+		buf[0] = '\0';
+	fclose(fp);
+	if (buf[0] == '0' && (buf[1] == '\n' || !buf[1]))
+		warnf("%s is 0 (%s): the counters do not count, every rate is 0",
+		      CUMULATIVE_SYSCTL, cumulative_sysctl_file);
+}
 
 /* A clock for the time between two reads of the kernel's file */
 static double now_seconds(void)
@@ -184,7 +207,7 @@ static void rate_table(const struct opts *o, const struct rates *r)
 		r->sites, plural(r->sites), r->shown);
 	if (r->resets)
 		fprintf(out,
-			"reset: %zu site%s whose counters went back (a module loaded again, or profiling switched off and on), counted from 0\n",
+			"reset: %zu site%s whose counters went back (a module loaded again, or another boot), counted from 0\n",
 			r->resets, plural(r->resets));
 	if (r->gone)
 		fprintf(out, "gone: %zu site%s of the first read only (a module unloaded)\n",
@@ -205,6 +228,8 @@ int cmd_rate(const struct opts *o, const char *old_name, const char *new_name, d
 	struct rates r;
 	double t0;
 
+	if (!strcmp(old_name, live_file))
+		check_counting();
 	t0 = now_seconds();
 	if (load(old_name, o, &a))
 		return 1;

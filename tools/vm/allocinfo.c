@@ -142,10 +142,11 @@ static const char * const help_text[] = {
 	"              allocated between two reads of " PROC_ALLOCINFO_CUMULATIVE ",\n"
 	"              -i seconds apart (default 5), divided by the seconds between\n"
 	"              them.  That file (root only; a kernel built with\n"
-	"              " CUMULATIVE_CONFIG " and booted\n"
-	"              with " CUMULATIVE_BOOT ") has the lines of\n"
-	"              /proc/allocinfo, with bytes and calls counted since profiling\n"
-	"              was switched on, never decremented.  OLD NEW, two copies of it\n"
+	"              " CUMULATIVE_CONFIG ", booted\n"
+	"              with " CUMULATIVE_BOOT " or with\n"
+	"              " CUMULATIVE_SYSCTL "=1 set) has the lines of\n"
+	"              /proc/allocinfo, with bytes and calls counted since counting\n"
+	"              began, never decremented.  OLD NEW, two copies of it\n"
 	"              saved -i seconds apart, are read instead; a FILE is read\n"
 	"              twice.  A site whose counters went back (a module loaded\n"
 	"              again) is counted from 0 and marked reset.  --min is in bytes\n"
@@ -255,6 +256,8 @@ static const char * const help_text[] = {
 	"       ALLOCINFO_CUMULATIVE_PROC\n"
 	"              The kernel's cumulative file, instead of\n"
 	"              " PROC_ALLOCINFO_CUMULATIVE ".\n"
+	"       ALLOCINFO_CUMULATIVE_SYSCTL\n"
+	"              Its switch, instead of " PROC_CUMULATIVE_SYSCTL ".\n"
 	"       ALLOCINFO_CAPTURE\n"
 	"              The capture file that leaks looks for, instead of\n"
 	"              " DEBUGFS_CAPTURE ".\n"
@@ -682,6 +685,7 @@ static const char *env_or(const char *var, const char *def)
 static void read_environment(const struct opts *o)
 {
 	live_file = env_or("ALLOCINFO_PROC", PROC_ALLOCINFO);
+	cumulative_sysctl_file = env_or("ALLOCINFO_CUMULATIVE_SYSCTL", PROC_CUMULATIVE_SYSCTL);
 	sysctl_file = env_or("ALLOCINFO_SYSCTL", PROC_SYSCTL);
 	stacks_file = env_or("ALLOCINFO_STACKS", DEBUGFS_STACKS);
 	capture_file = env_or("ALLOCINFO_CAPTURE", DEBUGFS_CAPTURE);

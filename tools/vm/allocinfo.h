@@ -43,8 +43,11 @@ typedef unsigned long long u64;
  */
 #define CUMULATIVE_CONFIG	"CONFIG_MEM_ALLOC_PROFILING_CUMULATIVE"
 #define CUMULATIVE_BOOT		"sysctl.vm.mem_profiling=1,cumulative"
+#define CUMULATIVE_SYSCTL	"vm.mem_profiling_cumulative"
+#define PROC_CUMULATIVE_SYSCTL	"/proc/sys/vm/mem_profiling_cumulative"
 #define CUMULATIVE_NEEDS \
-	"a kernel built with " CUMULATIVE_CONFIG " and booted with " CUMULATIVE_BOOT
+	"a kernel built with " CUMULATIVE_CONFIG ", booted with " CUMULATIVE_BOOT \
+	" or with " CUMULATIVE_SYSCTL "=1 set"
 #define DEBUGFS_CAPTURE		"/sys/kernel/debug/allocinfo/capture"
 #define COLUMNS_LINE		"#     <size>  <calls> <tag info>\n"
 #define VMLINUX			"vmlinux"
@@ -210,6 +213,7 @@ extern bool terse;		/* watch after its first read: counts, not lines */
 extern const char *empty_hint;	/* why an empty input may be a mistake */
 extern const char *live_file;	/* the kernel's files and switch ... */
 extern const char *sysctl_file;
+extern const char *cumulative_sysctl_file;	/* allocinfo-rate.c */
 extern const char *stacks_file;	/* ... which environment variables override */
 extern const char *ioctl_mode;	/* ALLOCINFO_IOCTL: "0" never, "only" */
 extern bool cumulative_input;	/* top --rate: files of PROC_ALLOCINFO_CUMULATIVE */

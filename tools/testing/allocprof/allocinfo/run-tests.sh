@@ -114,6 +114,7 @@ NO_KERNEL="ALLOCINFO_PROC=/nonexistent/proc/allocinfo ALLOCINFO_SYSCTL=/nonexist
 NO_KERNEL="$NO_KERNEL ALLOCINFO_STACKS=/nonexistent/allocinfo/stacks"
 NO_KERNEL="$NO_KERNEL ALLOCINFO_NODES_PROC=/nonexistent/proc/allocinfo_nodes"
 NO_KERNEL="$NO_KERNEL ALLOCINFO_CUMULATIVE_PROC=/nonexistent/proc/allocinfo_cumulative"
+NO_KERNEL="$NO_KERNEL ALLOCINFO_CUMULATIVE_SYSCTL=/nonexistent/mem_profiling_cumulative"
 NO_KERNEL="$NO_KERNEL ALLOCINFO_CAPTURE=/nonexistent/allocinfo/capture"
 RUN_ENV=
 # Standard input: /dev/null, or a pipe that carries the file RUN_PIPE
@@ -467,6 +468,14 @@ cases() {
 	RUN_PIPE=cumulative-a.txt t rate-stdin-old top --rate -i 10 -n 2 - cumulative-b.txt
 	RUN_ENV="ALLOCINFO_CUMULATIVE_PROC=cumulative-a.txt" t rate-live top --rate -i 0.2 -n 2
 	t rate-live-missing	top --rate -i 0.1
+	# the kernel's file is there, but vm.mem_profiling_cumulative is 0
+	RUN_ENV="ALLOCINFO_CUMULATIVE_PROC=cumulative-a.txt ALLOCINFO_CUMULATIVE_SYSCTL=mem_profiling-0" \
+		t rate-live-counting-off top --rate -i 0.1 -n 1
+	RUN_ENV="ALLOCINFO_CUMULATIVE_PROC=cumulative-a.txt ALLOCINFO_CUMULATIVE_SYSCTL=mem_profiling-1" \
+		t rate-live-counting-on top --rate -i 0.1 -n 1
+	# control: saved copies are not the kernel's file
+	RUN_ENV="ALLOCINFO_CUMULATIVE_SYSCTL=mem_profiling-0" \
+		t rate-counting-off-files top --rate -i 10 -n 1 cumulative-a.txt cumulative-b.txt
 	t rate-not-cumulative	top --rate -i 10 vmlinux.txt cumulative-b.txt
 	t rate-malformed	top --rate -i 10 cumulative-a.txt cumulative-bad.txt
 	t rate-lenient		top --rate -i 10 --lenient -n 2 cumulative-a.txt cumulative-bad.txt
