@@ -301,6 +301,15 @@ if [ $have_on = 1 ]; then
 			"$mod/allocprof_nodes.ko" "$mod/allocprof_pcpu.ko" \
 			"$B/selftest-kernel/allocinfo_nodes" \
 			"$B/allocinfo/allocinfo-static"
+		# Cumulative counters: not chosen (nothing allocated), then on
+		# and off at run time; chosen at boot; allocinfo leaks and top
+		# --rate on a module that leaks, churns and fills a cache.
+		boot "$K" cumulative cumulative.sh "" "$mod/allocprof_leaky.ko" \
+			"$B/allocinfo/allocinfo-static"
+		boot "$K" cumulative-boot cumulative.sh \
+			"sysctl.vm.mem_profiling=1,cumulative" "$mod/allocprof_leaky.ko"
+		boot "$K" leaks leaks.sh "sysctl.vm.mem_profiling=1,cumulative" \
+			"$mod/allocprof_leaky.ko" "$B/allocinfo/allocinfo-static"
 	fi
 else
 	ko "boot checks of the profiling kernel (no kernel)"
