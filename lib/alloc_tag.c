@@ -216,9 +216,11 @@ static struct alloc_tag_consumer *consumers[ALLOC_TAG_MAX_CONSUMERS];
 static unsigned int nr_consumers;
 static u32 consumer_flags_free = ALLOC_TAG_CONSUMER_FLAGS;
 
-#define for_each_active_consumer(c, i)					\
-	for (i = 0; i < READ_ONCE(nr_consumers); i++)			\
-		if (((c) = consumers[i]) && READ_ONCE((c)->active))
+/* The hooks read the array unlocked: see alloc_tag_consumer_register(). */
+static bool consumer_active(struct alloc_tag_consumer *c)
+{
+	return c && READ_ONCE(c->active);
+}
 
 /* Start @c if its option was given; under the module list lock (write). */
 static void consumer_start_chosen(struct alloc_tag_consumer *c)
@@ -238,17 +240,16 @@ void __init alloc_tag_consumer_register(struct alloc_tag_consumer *c)
 {
 	if (WARN_ON_ONCE(nr_consumers == ALLOC_TAG_MAX_CONSUMERS))
 		return;
-	mutex_lock(&mem_profiling_mutex);
 	consumers[nr_consumers] = c;
 	/* Filled before it is counted: the hooks read the array unlocked. */
 	smp_store_release(&nr_consumers, nr_consumers + 1);
-	if (mem_alloc_profiling_ever_enabled()) {
-		if (alloc_tag_cttype)
-			codetag_lock_module_list_write(alloc_tag_cttype);
-		consumer_start_chosen(c);
-		if (alloc_tag_cttype)
-			codetag_unlock_module_list_write(alloc_tag_cttype);
-	}
+	/* Never so from an early parameter, where no lock may be taken. */
+	if (!mem_alloc_profiling_ever_enabled())
+		return;
+	mutex_lock(&mem_profiling_mutex);
+	codetag_lock_module_list_write(alloc_tag_cttype);
+	consumer_start_chosen(c);
+	codetag_unlock_module_list_write(alloc_tag_cttype);
 	mutex_unlock(&mem_profiling_mutex);
 }
 
@@ -349,9 +350,11 @@ void alloc_tag_extras_charge(struct alloc_tag *tag, unsigned long key,
 	struct alloc_tag_consumer *c;
 	unsigned int i;
 
-	for_each_active_consumer(c, i)
-		if (c->charge)
+	for (i = 0; i < READ_ONCE(nr_consumers); i++) {
+		c = consumers[i];
+		if (consumer_active(c) && c->charge)
 			c->charge(tag, key, nid, bytes, caller);
+	}
 }
 
 /**
@@ -373,9 +376,11 @@ void alloc_tag_extras_uncharge(struct alloc_tag *tag, unsigned long key,
 
 	if (!alloc_tag_is_real(tag))
 		return;
-	for_each_active_consumer(c, i)
-		if (c->uncharge)
+	for (i = 0; i < READ_ONCE(nr_consumers); i++) {
+		c = consumers[i];
+		if (consumer_active(c) && c->uncharge)
 			c->uncharge(tag, key, nid, bytes, calls);
+	}
 }
 
 /* Tell active consumers of a module's tags; module list lock (write). */
@@ -384,7 +389,10 @@ static void consumers_tags(struct alloc_tag *tags, size_t n, bool load)
 	struct alloc_tag_consumer *c;
 	unsigned int i;
 
-	for_each_active_consumer(c, i) {
+	for (i = 0; i < nr_consumers; i++) {
+		c = consumers[i];
+		if (!consumer_active(c))
+			continue;
 		if (load && c->load)
 			c->load(tags, n);
 		else if (!load && c->release)
@@ -912,9 +920,11 @@ static void pgtag_split_extras(struct alloc_tag *tag, struct page *page,
 	struct alloc_tag_consumer *c;
 	unsigned int i;
 
-	for_each_active_consumer(c, i)
-		if (c->page_split)
+	for (i = 0; i < READ_ONCE(nr_consumers); i++) {
+		c = consumers[i];
+		if (consumer_active(c) && c->page_split)
 			c->page_split(tag, page, nr);
+	}
 }
 
 unsigned int __pgalloc_tag_peek(struct page *page)
@@ -970,11 +980,13 @@ void __pgalloc_tag_swap(struct page *dst, struct page *src, unsigned int nr)
 		return;
 	if (!alloc_tag_extras_enabled() || (!didx && !sidx))
 		return;
-	for_each_active_consumer(c, i)
-		if (c->page_swap)
+	for (i = 0; i < READ_ONCE(nr_consumers); i++) {
+		c = consumers[i];
+		if (consumer_active(c) && c->page_swap)
 			c->page_swap(dst, didx ? alloc_tag_from_index(didx) : NULL,
 				     src, sidx ? alloc_tag_from_index(sidx) : NULL,
 				     nr);
+	}
 }
 
 /* Number the vmlinux tags, choose page-tag storage.  Allocates nothing. */
@@ -1647,8 +1659,7 @@ static int alloc_tag_first_on(void)
 		range = iter.range;
 		err = alloc_tag_module_attach(range);
 	}
-	if (!err)
-		err = slab_tags_init();
+	err = err ?: slab_tags_init();
 	if (err) {
 		iter = codetag_get_ct_iter(alloc_tag_cttype);
 		while (alloc_tag_cttype && (ct = codetag_next_ct(&iter)) &&

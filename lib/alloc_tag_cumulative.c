@@ -132,7 +132,7 @@ static void cum_load(struct alloc_tag *tags, size_t n)
 		}
 		c = cum_find(idx);
 		for_each_possible_cpu(cpu)
-			*per_cpu_ptr(c, cpu) = (struct alloc_tag_counters){ };
+			memset(per_cpu_ptr(c, cpu), 0, sizeof(*c));
 	}
 	mutex_unlock(&cum_lock);
 }

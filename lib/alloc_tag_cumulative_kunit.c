@@ -135,4 +135,5 @@ static struct kunit_suite cum_test_suite = {
 	.init = cum_test_init,
 	.test_cases = cum_test_cases,
 };
+
 kunit_test_suite(cum_test_suite);

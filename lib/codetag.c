@@ -566,7 +566,8 @@ static void copy_range_strings(struct codetag_type *cttype,
 		}
 		if (pass)
 			break;
-		p = range->strings = kvmalloc(len ?: 1, GFP_KERNEL);
+		range->strings = kvmalloc(len ?: 1, GFP_KERNEL);
+		p = range->strings;
 		if (!p)
 			pr_warn("%s: no memory to keep the names of its tags\n",
 				range->r.modname);

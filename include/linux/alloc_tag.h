@@ -230,6 +230,7 @@ struct allocinfo_ioctl_ops {
 		      unsigned int cmd, unsigned long arg);
 	void (*release)(void *state);
 };
+
 void allocinfo_ioctl_register(const struct allocinfo_ioctl_ops *ops);
 
 /* What a write to vm.mem_profiling does. */
