@@ -908,7 +908,7 @@ af_results() {
 		echo "objects: $(find "$out" -name '*.o' | wc -l) .o"
 		awk '{w += $4; c += $5 + $6; n++} END {printf "sessions: %d, %.1f h wall, %.1f h CPU (user+sys) at nice 19, -j2\n", n, w / 3600, c / 3600}' \
 			"$out/distro-build-times" 2>/dev/null
-		echo "errors of the last session: $(wc -l <"$out/build-errors.txt" 2>/dev/null)"
+		echo "error lines of the last session: $(cat "$out/build-errors.txt" 2>/dev/null | wc -l)"
 		echo "== warnings (distro.sh amd64-full-warnings)"
 		if [ -f "$w/summary.txt" ]; then
 			cat "$w/summary.txt"
