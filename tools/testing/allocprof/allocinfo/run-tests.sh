@@ -588,6 +588,11 @@ leaks_fifo() {
 	env $NO_KERNEL ALLOCINFO_PROC="$fifo" timeout 30 "$BIN" leaks -i 0.2 --samples 6 \
 		>"$log" 2>&1
 	echo "exit status $?" >>"$log"
+	# if the tool stopped early, the writer still waits for readers
+	for _ in 1 2 3 4 5 6 7; do
+		kill -0 "$writer" 2>/dev/null || break
+		timeout 2 cat "$fifo" >/dev/null 2>&1
+	done
 	kill "$writer" 2>/dev/null
 	wait "$writer" 2>/dev/null
 	rm -f "$fifo"
