@@ -102,8 +102,6 @@ static DEFINE_PER_CPU(u8, capture_busy);
 
 static void capture_pool_free(struct capture_pool *pool)
 {
-	if (!pool)
-		return;
 	free_percpu(pool->frames);
 	kvfree(pool->recs);
 	kvfree(pool->hash);
@@ -156,11 +154,15 @@ static u32 rec_unlink(struct capture_pool *pool, unsigned long key)
 	return i;
 }
 
-/* Link record @i, whose key is not in the table, at the head of its chain. */
-static void rec_insert(struct capture_pool *pool, u32 i)
+/* Link record @i, if any, under @key, which is not in the table. */
+static void rec_insert(struct capture_pool *pool, u32 i, unsigned long key)
 {
-	u32 *head = &pool->hash[hash_long(pool->recs[i].key, pool->bits)];
+	u32 *head;
 
+	if (i == CAPTURE_NIL)
+		return;
+	head = &pool->hash[hash_long(key, pool->bits)];
+	pool->recs[i].key = key;
 	pool->recs[i].next = *head;
 	*head = i;
 }
@@ -196,11 +198,10 @@ static void rec_add(struct capture_pool *pool, unsigned int site,
 	}
 	rec = &pool->recs[i];
 	pool->free = rec->next;
-	rec->key = key;
 	rec->bytes = bytes;
 	rec->handle = handle;
 	rec->site = site;
-	rec_insert(pool, i);
+	rec_insert(pool, i, key);
 	capture_sites[site].records++;
 	capture_sites[site].bytes += bytes;
 }
@@ -245,8 +246,7 @@ static int capture_site_locked(struct alloc_tag *tag)
 
 	if (!(flags & capture_selected))
 		return -1;
-	site = ((flags & capture_flags) >> capture_shift) &
-	       (ALLOC_TAG_CAPTURE_MAX_SITES - 1);
+	site = (flags >> capture_shift) & (ALLOC_TAG_CAPTURE_MAX_SITES - 1);
 	return capture_sites[site].used ? site : -1;
 }
 
@@ -408,14 +408,8 @@ static void capture_page_swap(struct page *a, struct alloc_tag *atag,
 	if (pool) {
 		i = rec_unlink(pool, (unsigned long)a);
 		j = rec_unlink(pool, (unsigned long)b);
-		if (i != CAPTURE_NIL) {
-			pool->recs[i].key = (unsigned long)b;
-			rec_insert(pool, i);
-		}
-		if (j != CAPTURE_NIL) {
-			pool->recs[j].key = (unsigned long)a;
-			rec_insert(pool, j);
-		}
+		rec_insert(pool, i, (unsigned long)b);
+		rec_insert(pool, j, (unsigned long)a);
 	}
 	raw_spin_unlock_irqrestore(&capture_lock, flags);
 }
@@ -585,12 +579,11 @@ static void capture_deselect(unsigned int i)
 	if (!--capture_nr_sites)
 		WRITE_ONCE(capture_pool, NULL);
 	raw_spin_unlock_irqrestore(&capture_lock, flags);
-	if (capture_nr_sites) {
+	if (capture_nr_sites)
 		capture_scan(pool, i, &slot, NULL);
-		capture_site_free(site);
-		return;
-	}
 	capture_site_free(site);
+	if (capture_nr_sites)
+		return;
 	alloc_tag_consumer_stop(&capture_consumer);
 	/*
 	 * The hook uses the pool's frames with preemption off, outside
