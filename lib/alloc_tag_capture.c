@@ -27,7 +27,6 @@
 #include <linux/stackdepot.h>
 #include <linux/stacktrace.h>
 #include <linux/string.h>
-#include <linux/stringify.h>
 #include <linux/xarray.h>
 
 /* Frames saved, and kept once the allocator's own are left out. */
@@ -40,7 +39,6 @@
 
 /* Sites selected at once: a flag and a 3-bit site number in codetag.flags. */
 #define ALLOC_TAG_CAPTURE_MAX_SITES	8
-#define CAPTURE_DEFAULT_CAP	4096
 #define CAPTURE_MIN_CAP		16
 #define CAPTURE_MAX_CAP		1048576
 #define CAPTURE_NIL		U32_MAX
@@ -68,10 +66,8 @@ struct capture_pool {
 /* A selected site: one or more tags with the same file:line [module]. */
 struct capture_site {
 	bool used;			/* under capture_lock */
-	unsigned int line;
-	char *file;
+	char *name;			/* as /proc/allocinfo prints it */
 	char *func;
-	char mod[MODULE_NAME_LEN];
 	struct alloc_tag **tags;
 	unsigned int nr_tags;
 	u64 serial;			/* tells this selection from others */
@@ -94,7 +90,7 @@ static struct alloc_tag_consumer capture_consumer;
 /* Set while a site is used, and only then (a site's used implies it). */
 static struct capture_pool *capture_pool;
 static unsigned int capture_nr_sites;
-static u32 capture_cap = CAPTURE_DEFAULT_CAP;
+static unsigned int capture_cap = 4096;
 static u64 capture_serial;
 
 /* A bit per context level (task, softirq, hardirq) capturing on this CPU. */
@@ -414,140 +410,73 @@ static void capture_page_swap(struct page *a, struct alloc_tag *atag,
 	raw_spin_unlock_irqrestore(&capture_lock, flags);
 }
 
-struct capture_spec {
-	char *file;
+/* The tags of one site: a header's inline function has one per unit. */
+struct capture_walk {
+	const char *file;
 	unsigned int line;
-	char *mod;		/* "": vmlinux; NULL: vmlinux or sole module */
-	char *func;		/* NULL: any */
+	const char *mod;		/* "" for vmlinux */
+	struct alloc_tag **tags;
+	unsigned int n;
 };
-
-/* Parse @s, modifying it; a whole /proc/allocinfo line is accepted too. */
-static int capture_parse_spec(char *s, struct capture_spec *spec)
-{
-	char *word, *colon;
-	size_t len;
-
-	memset(spec, 0, sizeof(*spec));
-	/* Skip the bytes and calls of an allocinfo line. */
-	do
-		word = strsep(&s, " ");
-	while (s && !word[strspn(word, "0123456789")]);
-	colon = strrchr(word, ':');
-	if (!colon || colon == word)
-		return -EINVAL;
-	*colon = '\0';
-	if (kstrtouint(colon + 1, 10, &spec->line) || !spec->line)
-		return -EINVAL;
-	spec->file = word;
-	while ((word = strsep(&s, " "))) {
-		len = strlen(word);
-		if (!len || !strcmp(word, "accurate:no"))
-			continue;
-		if (word[0] == '[' && !spec->mod && !spec->func) {
-			if (len < 3 || len - 2 >= MODULE_NAME_LEN ||
-			    word[len - 1] != ']')
-				return -EINVAL;
-			word[len - 1] = '\0';
-			spec->mod = word + 1;
-		} else if (str_has_prefix(word, "func:") && !spec->func &&
-			   len > 5) {
-			spec->func = word + 5;
-		} else {
-			return -EINVAL;
-		}
-	}
-	return 0;
-}
 
 /*
- * The selected site @spec names, or -1 (no module: vmlinux's, else the one
- * module's).  Not by func: a site chosen without one has all its line's tags.
+ * "FILE:LINE" or "FILE:LINE [MODULE]", parsed in place; only exactly as
+ * /proc/allocinfo prints it, so that a site has one name.
  */
-static int capture_find_site(struct capture_spec *spec)
+static int capture_parse(char *s, struct capture_walk *w)
 {
-	int i, found = -1, nr = 0;
+	char *mod = strchr(s, ' '), *colon;
+	size_t len;
 
-	for (i = 0; i < ALLOC_TAG_CAPTURE_MAX_SITES; i++) {
-		struct capture_site *site = &capture_sites[i];
-
-		if (!site->used || site->line != spec->line ||
-		    strcmp(site->file, spec->file))
-			continue;
-		if (!strcmp(site->mod, spec->mod ?: ""))
-			return i;
-		if (!spec->mod) {
-			found = i;
-			nr++;
-		}
+	w->mod = "";
+	if (mod) {
+		*mod++ = '\0';
+		len = strlen(mod);
+		if (len < 3 || mod[0] != '[' || mod[len - 1] != ']')
+			return -EINVAL;
+		mod[len - 1] = '\0';
+		w->mod = mod + 1;
 	}
-	return nr == 1 ? found : -1;
+	colon = strrchr(s, ':');
+	if (!colon || colon == s || colon[1] < '1' || colon[1] > '9' ||
+	    kstrtouint(colon + 1, 10, &w->line))
+		return -EINVAL;
+	*colon = '\0';
+	w->file = s;
+	return 0;
 }
-
-struct capture_walk {
-	struct capture_spec *spec;
-	struct alloc_tag **tags;	/* filled if not NULL */
-	unsigned int n;			/* tags that match */
-	char mod[MODULE_NAME_LEN];	/* no spec->mod: a module that has it */
-	bool vmlinux, several;		/* no spec->mod: who else has it */
-};
 
 static int capture_walk_one(struct alloc_tag *tag, const char *modname,
 			    void *arg)
 {
 	struct capture_walk *w = arg;
-	struct capture_spec *spec = w->spec;
+	struct alloc_tag **tags;
 
-	if (tag->ct.lineno != spec->line || strcmp(tag->ct.filename, spec->file) ||
-	    (spec->func && strcmp(tag->ct.function, spec->func)))
+	if (tag->ct.lineno != w->line || strcmp(modname, w->mod) ||
+	    strcmp(tag->ct.filename, w->file))
 		return 0;
-	if (!spec->mod) {
-		if (!modname[0])
-			w->vmlinux = true;
-		else if (!w->mod[0])
-			strscpy(w->mod, modname, sizeof(w->mod));
-		else if (strcmp(w->mod, modname))
-			w->several = true;
-	} else if (strcmp(modname, spec->mod)) {
-		return 0;
-	} else if (w->tags) {
-		w->tags[w->n] = tag;
-	}
-	w->n++;
+	tags = krealloc_array(w->tags, w->n + 1, sizeof(*tags), GFP_KERNEL);
+	if (!tags)
+		return -ENOMEM;
+	w->tags = tags;
+	tags[w->n++] = tag;
 	return 0;
 }
 
-/*
- * @spec's tags in a new array (a header's inline function has one per unit
- * using it); without a module, sets spec->mod to @mod, "" for vmlinux or
- * the one module with the line.  Under alloc_tag_lock_sites().
- */
-static int capture_find_tags(struct capture_spec *spec, char *mod,
-			     struct alloc_tag ***tagsp)
+/* The number of the selected site named @name, or -ENOENT. */
+static int capture_find_site(const char *name)
 {
-	struct capture_walk w = { .spec = spec };
+	int i;
 
-	/* Without a module, this counts all modules' tags: room enough. */
-	alloc_tag_for_each(capture_walk_one, &w);
-	if (!w.n)
-		return -ENOENT;
-	if (!spec->mod) {
-		if (!w.vmlinux && w.several)
-			return -ENOTUNIQ;
-		strscpy(mod, w.vmlinux ? "" : w.mod, MODULE_NAME_LEN);
-		spec->mod = mod;
-	}
-	w.tags = kcalloc(w.n, sizeof(*w.tags), GFP_KERNEL);
-	if (!w.tags)
-		return -ENOMEM;
-	w.n = 0;
-	alloc_tag_for_each(capture_walk_one, &w);
-	*tagsp = w.tags;
-	return w.n;
+	for (i = 0; i < ALLOC_TAG_CAPTURE_MAX_SITES; i++)
+		if (capture_sites[i].used && !strcmp(capture_sites[i].name, name))
+			return i;
+	return -ENOENT;
 }
 
 static void capture_site_free(struct capture_site *site)
 {
-	kfree(site->file);
+	kfree(site->name);
 	kfree(site->func);
 	kfree(site->tags);
 	memset(site, 0, sizeof(*site));
@@ -593,42 +522,42 @@ static void capture_deselect(unsigned int i)
 	capture_pool_free(pool);
 }
 
-static int capture_select(struct capture_spec *spec)
+/* Under alloc_tag_lock_sites(), which keeps the tags that @s names. */
+static int capture_select(char *s)
 {
 	struct capture_pool *pool = NULL;
-	char mod[MODULE_NAME_LEN];
+	struct capture_walk w = {};
 	struct capture_site *site;
-	struct alloc_tag **tags;
 	unsigned long flags;
-	int i, n, ret;
+	int i, ret;
 
 	lockdep_assert_held(&capture_mutex);
-	n = capture_find_tags(spec, mod, &tags);
-	if (n < 0)
-		return n;
-	for (i = 0; i < ALLOC_TAG_CAPTURE_MAX_SITES && capture_sites[i].used; i++)
+	if (capture_find_site(s) >= 0)
+		return -EEXIST;
+	if (capture_nr_sites == ALLOC_TAG_CAPTURE_MAX_SITES)
+		return -ENOSPC;
+	for (i = 0; capture_sites[i].used; i++)
 		;
-	ret = capture_find_site(spec) >= 0 ? -EEXIST :
-	      i == ALLOC_TAG_CAPTURE_MAX_SITES ? -ENOSPC : 0;
-	if (ret) {
-		kfree(tags);
-		return ret;
-	}
 	site = &capture_sites[i];
-	site->tags = tags;
-	site->file = kstrdup(spec->file, GFP_KERNEL);
-	site->func = kstrdup(tags[0]->ct.function, GFP_KERNEL);
-	if (!site->file || !site->func || stack_depot_init())
-		goto nomem;
+	site->name = kstrdup(s, GFP_KERNEL);
+	if (!site->name)
+		return -ENOMEM;
+	ret = capture_parse(s, &w) ?:
+	      alloc_tag_for_each(capture_walk_one, &w) ?: (w.n ? 0 : -ENOENT);
+	site->tags = w.tags;
+	if (ret)
+		goto fail;
+	ret = -ENOMEM;
+	site->func = kstrdup(w.tags[0]->ct.function, GFP_KERNEL);
+	if (!site->func || stack_depot_init())
+		goto fail;
 	if (!capture_pool) {
 		pool = capture_pool_alloc(capture_cap);
 		if (!pool)
-			goto nomem;
+			goto fail;
 	}
-	strscpy(site->mod, spec->mod, sizeof(site->mod));
-	site->line = spec->line;
 	site->serial = ++capture_serial;
-	site->nr_tags = n;
+	site->nr_tags = w.n;
 	raw_spin_lock_irqsave(&capture_lock, flags);
 	if (pool)
 		WRITE_ONCE(capture_pool, pool);
@@ -639,16 +568,16 @@ static int capture_select(struct capture_spec *spec)
 	if (capture_nr_sites == 1)
 		alloc_tag_consumer_start(&capture_consumer);
 	return 0;
-nomem:
+fail:
 	capture_site_free(site);
-	return -ENOMEM;
+	return ret;
 }
 
+/* The pool is sized by the cap when the first site is selected. */
 static int capture_set_cap(const char *arg)
 {
 	unsigned int cap;
 
-	lockdep_assert_held(&capture_mutex);
 	if (kstrtouint(arg, 10, &cap) || cap < CAPTURE_MIN_CAP ||
 	    cap > CAPTURE_MAX_CAP)
 		return -EINVAL;
@@ -658,36 +587,13 @@ static int capture_set_cap(const char *arg)
 	return 0;
 }
 
-static const char *capture_errmsg(int err)
-{
-	switch (err) {
-	case -EINVAL:
-		return "not FILE:LINE [MODULE] [func:NAME], -FILE:LINE [MODULE], clear or cap "
-		       __stringify(CAPTURE_MIN_CAP) ".." __stringify(CAPTURE_MAX_CAP);
-	case -ENOENT:
-		return "no such allocation call site";
-	case -ENOTUNIQ:
-		return "that line is in several modules: add [MODULE]";
-	case -EEXIST:
-		return "site already selected";
-	case -ENOSPC:
-		return "too many sites selected";
-	case -EBUSY:
-		return "the cap can only be changed while no site is selected";
-	case -ENOMEM:
-		return "out of memory";
-	default:
-		return "error";
-	}
-}
-
 /*
- * "FILE:LINE [MODULE] [func:NAME]" selects, "-FILE:LINE [MODULE]" deselects,
- * "clear" all; "cap N" sets the cap while none is.  A failure changes nothing.
+ * "FILE:LINE [MODULE]" selects a site, "-FILE:LINE [MODULE]" deselects it,
+ * "clear" all, "cap N" sets the cap while none is; a failure changes
+ * nothing.
  */
 static int alloc_tag_capture_command(const char *cmd)
 {
-	struct capture_spec spec;
 	char *buf, *s;
 	int ret, i;
 
@@ -695,10 +601,8 @@ static int alloc_tag_capture_command(const char *cmd)
 	if (!buf)
 		return -ENOMEM;
 	ret = alloc_tag_lock_sites();
-	if (ret) {
-		kfree(buf);
-		return ret;
-	}
+	if (ret)
+		goto out;
 	s = strim(buf);
 	mutex_lock(&capture_mutex);
 	if (!strcmp(s, "clear")) {
@@ -707,20 +611,18 @@ static int alloc_tag_capture_command(const char *cmd)
 				capture_deselect(i);
 	} else if (str_has_prefix(s, "cap ")) {
 		ret = capture_set_cap(skip_spaces(s + 4));
-	} else if (s[0] == '-') {
-		ret = capture_parse_spec(s + 1, &spec);
-		i = ret ? -1 : capture_find_site(&spec);
-		if (i >= 0 && spec.func && strcmp(capture_sites[i].func, spec.func))
-			i = -1;
-		if (i >= 0)
-			capture_deselect(i);
-		else if (!ret)
-			ret = -ENOENT;
+	} else if (*s == '-') {
+		ret = capture_find_site(s + 1);
+		if (ret >= 0) {
+			capture_deselect(ret);
+			ret = 0;
+		}
 	} else {
-		ret = capture_parse_spec(s, &spec) ?: capture_select(&spec);
+		ret = capture_select(s);
 	}
 	mutex_unlock(&capture_mutex);
 	alloc_tag_unlock_sites();
+out:
 	kfree(buf);
 	return ret;
 }
@@ -737,8 +639,8 @@ static void capture_drop_tags(struct alloc_tag *tags, size_t n)
 		if (!site->used || site->tags[0] < tags ||
 		    site->tags[0] >= tags + n)
 			continue;
-		pr_info("%s:%u [%s]: the module's tags are released; site deselected\n",
-			site->file, site->line, site->mod);
+		pr_info("%s: the module's tags are released; site deselected\n",
+			site->name);
 		capture_deselect(i);
 	}
 	mutex_unlock(&capture_mutex);
@@ -764,23 +666,24 @@ struct stacks_iter {
 static void *stacks_seek(struct seq_file *m, loff_t *pos)
 {
 	struct stacks_iter *it = m->private;
-	struct capture_site *site;
 	u64 slot, i;
 
-	if (!*pos)
+	if (!*pos) {
+		/* Read again from the start: print every stack's frames again. */
+		xa_destroy(&it->seen);
 		return SEQ_START_TOKEN;
+	}
 	for (; capture_pool; *pos = 1 + (i + 1) * STACKS_PER_SITE) {
 		i = div64_u64_rem(*pos - 1, STACKS_PER_SITE, &slot);
 		if (i >= ALLOC_TAG_CAPTURE_MAX_SITES)
 			return NULL;
-		site = &capture_sites[i];
-		if (!site->used)
+		if (!capture_sites[i].used)
 			continue;
 		if (!slot) {
-			it->serial = site->serial;
-			return site;
+			it->serial = capture_sites[i].serial;
+			return &capture_sites[i];
 		}
-		if (site->serial != it->serial)
+		if (capture_sites[i].serial != it->serial)
 			continue;
 		slot--;
 		if (capture_scan(capture_pool, i, &slot, &it->rec)) {
@@ -793,12 +696,7 @@ static void *stacks_seek(struct seq_file *m, loff_t *pos)
 
 static void *stacks_start(struct seq_file *m, loff_t *pos)
 {
-	struct stacks_iter *it = m->private;
-
 	mutex_lock(&capture_mutex);
-	/* Read again from the start: print every stack's frames again. */
-	if (!*pos)
-		xa_destroy(&it->seen);
 	return stacks_seek(m, pos);
 }
 
@@ -813,19 +711,11 @@ static void stacks_stop(struct seq_file *m, void *v)
 	mutex_unlock(&capture_mutex);
 }
 
-static void capture_site_name(struct seq_file *m, struct capture_site *site)
-{
-	seq_printf(m, "site %s:%u", site->file, site->line);
-	if (site->mod[0])
-		seq_printf(m, " [%s]", site->mod);
-	seq_printf(m, " func:%s", site->func);
-}
-
 static void stacks_show_site(struct seq_file *m, struct capture_site *site)
 {
-	u64 bytes, dropped, tag_bytes = 0, tag_calls = 0;
-	struct alloc_tag_counters c;
+	struct alloc_tag_counters c, sum = {};
 	unsigned long flags;
+	u64 bytes, dropped;
 	unsigned int t;
 	u32 records;
 
@@ -836,12 +726,12 @@ static void stacks_show_site(struct seq_file *m, struct capture_site *site)
 	raw_spin_unlock_irqrestore(&capture_lock, flags);
 	for (t = 0; t < site->nr_tags; t++) {
 		c = alloc_tag_read(site->tags[t]);
-		tag_bytes += c.bytes;
-		tag_calls += c.calls;
+		sum.bytes += c.bytes;
+		sum.calls += c.calls;
 	}
-	capture_site_name(m, site);
-	seq_printf(m, " bytes:%llu calls:%u dropped:%llu site_bytes:%llu site_calls:%llu\n",
-		   bytes, records, dropped, tag_bytes, tag_calls);
+	seq_printf(m, "site %s func:%s bytes:%llu calls:%u dropped:%llu site_bytes:%llu site_calls:%llu\n",
+		   site->name, site->func, bytes, records, dropped, sum.bytes,
+		   sum.calls);
 }
 
 static int stacks_show(struct seq_file *m, void *v)
@@ -851,14 +741,12 @@ static int stacks_show(struct seq_file *m, void *v)
 	unsigned int i, n;
 	u32 seen;
 
-	if (v == SEQ_START_TOKEN) {
+	if (v == SEQ_START_TOKEN)
 		seq_puts(m, "allocinfo stacks - version: 2.0\n");
-		return 0;
-	}
-	if (v != &it->rec) {
+	else if (v != &it->rec)
 		stacks_show_site(m, v);
+	if (v != &it->rec)
 		return 0;
-	}
 	seq_printf(m, "object %u %lu\n", it->rec.handle, it->rec.bytes);
 	/*
 	 * A handle's low bits are its depot slab, bits 16 up (4 KiB pages) its
@@ -913,30 +801,27 @@ static const struct file_operations stacks_fops = {
 
 static int capture_show(struct seq_file *m, void *v)
 {
-	u64 dropped[ALLOC_TAG_CAPTURE_MAX_SITES], all_dropped = 0;
-	u32 records[ALLOC_TAG_CAPTURE_MAX_SITES], used = 0;
 	unsigned long flags;
+	u64 dropped = 0;
+	u32 records = 0;
 	int i;
 
 	mutex_lock(&capture_mutex);
 	raw_spin_lock_irqsave(&capture_lock, flags);
 	for (i = 0; i < ALLOC_TAG_CAPTURE_MAX_SITES; i++) {
-		dropped[i] = capture_sites[i].dropped;
-		records[i] = capture_sites[i].records;
-		all_dropped += dropped[i];
-		used += records[i];
+		records += capture_sites[i].records;
+		dropped += capture_sites[i].dropped;
 	}
 	raw_spin_unlock_irqrestore(&capture_lock, flags);
 	seq_printf(m, "cap %u records %u dropped %llu memory %zu\n",
-		   capture_cap, used, all_dropped,
+		   capture_cap, records, dropped,
 		   capture_pool ? capture_pool->bytes : 0);
-	for (i = 0; i < ALLOC_TAG_CAPTURE_MAX_SITES; i++) {
-		if (!capture_sites[i].used)
-			continue;
-		capture_site_name(m, &capture_sites[i]);
-		seq_printf(m, " tags:%u records:%u dropped:%llu\n",
-			   capture_sites[i].nr_tags, records[i], dropped[i]);
-	}
+	/* The sites' counts are in the stacks file. */
+	for (i = 0; i < ALLOC_TAG_CAPTURE_MAX_SITES; i++)
+		if (capture_sites[i].used)
+			seq_printf(m, "site %s func:%s tags:%u\n",
+				   capture_sites[i].name, capture_sites[i].func,
+				   capture_sites[i].nr_tags);
 	mutex_unlock(&capture_mutex);
 	return 0;
 }
@@ -949,32 +834,23 @@ static int capture_open(struct inode *inode, struct file *file)
 static ssize_t capture_write(struct file *file, const char __user *ubuf,
 			     size_t count, loff_t *ppos)
 {
-	char *buf, *nl;
+	char *buf;
 	int ret;
 
 	if (!capable(CAP_SYS_ADMIN))
 		return -EPERM;
-	if (!count || count >= CAPTURE_CMD_MAX) {
-		pr_warn_ratelimited("a command is 1 to %d bytes\n",
-				    CAPTURE_CMD_MAX - 1);
-		return -EINVAL;
-	}
-	buf = memdup_user_nul(ubuf, count);
+	buf = memdup_user_nul(ubuf, min_t(size_t, count, CAPTURE_CMD_MAX));
 	if (IS_ERR(buf))
 		return PTR_ERR(buf);
-	/* One command per write, with no NUL; a final newline is allowed. */
-	nl = strchr(buf, '\n');
-	if ((nl && nl[1]) || strlen(buf) != count)
+	/* One whole command per write: none of it hidden after a NUL. */
+	if (count >= CAPTURE_CMD_MAX || strlen(buf) != count)
 		ret = -EINVAL;
 	else
 		ret = alloc_tag_capture_command(buf);
 	if (ret)
-		pr_warn_ratelimited("'%s': %s\n", strim(buf),
-				    capture_errmsg(ret));
+		pr_warn_ratelimited("'%s': %pe\n", strim(buf), ERR_PTR(ret));
 	kfree(buf);
-	if (ret == -ENOTUNIQ)
-		ret = -EINVAL;	/* not a networking error */
-	return ret ? ret : count;
+	return ret ?: count;
 }
 
 static const struct file_operations capture_fops = {

@@ -12,7 +12,6 @@
  */
 #include <kunit/test.h>
 #include <linux/alloc_tag.h>
-#include <linux/alloc_tag.h>
 #include <linux/completion.h>
 #include <linux/gfp.h>
 #include <linux/hrtimer.h>
@@ -70,30 +69,20 @@ static int test_stat_cmp(const void *a, const void *b)
 }
 
 /*
- * The stacks of the selected site @spec ("FILE:LINE [MODULE]"), merged by
+ * The stacks of the selected site @name ("FILE:LINE [MODULE]"), merged by
  * the functions they pass through as the tool merges the stacks file's
  * objects: up to @max in @out, largest first.  Returns how many the site
- * has (which may exceed @max), -ENOENT if it is not selected, -EINVAL,
- * -ENOMEM.
+ * has (which may exceed @max), -ENOENT if it is not selected, -ENOMEM.
  */
-static int test_stacks(const char *spec, struct test_stat *out, int max)
+static int test_stacks(const char *name, struct test_stat *out, int max)
 {
 	struct test_stat *all = NULL;
-	struct capture_spec s;
 	unsigned long flags;
 	int site, n = 0, i, j;
-	char *buf;
 	u32 k;
 
-	buf = kstrdup(spec, GFP_KERNEL);
-	if (!buf)
-		return -ENOMEM;
 	mutex_lock(&capture_mutex);
-	if (capture_parse_spec(buf, &s)) {
-		n = -EINVAL;
-		goto out;
-	}
-	site = capture_find_site(&s);
+	site = capture_find_site(name);
 	if (site < 0) {
 		n = -ENOENT;
 		goto out;
@@ -132,27 +121,23 @@ static int test_stacks(const char *spec, struct test_stat *out, int max)
 out:
 	mutex_unlock(&capture_mutex);
 	kvfree(all);
-	kfree(buf);
 	return n;
 }
 
 /*
- * What the site @spec's line in the stacks file says its objects hold
+ * What the site @name's line in the stacks file says its objects hold
  * (bytes:, calls:): counters kept apart from the records.  -1 bytes if it
  * is not selected.
  */
-static void test_site_counts(const char *spec, s64 *bytes, s64 *calls)
+static void test_site_counts(const char *name, s64 *bytes, s64 *calls)
 {
-	struct capture_spec s;
 	unsigned long flags;
-	char *buf = kstrdup(spec, GFP_KERNEL);
-	int site = -1;
+	int site;
 
 	*bytes = -1;
 	*calls = -1;
 	mutex_lock(&capture_mutex);
-	if (buf && !capture_parse_spec(buf, &s))
-		site = capture_find_site(&s);
+	site = capture_find_site(name);
 	if (site >= 0) {
 		raw_spin_lock_irqsave(&capture_lock, flags);
 		*bytes = capture_sites[site].bytes;
@@ -160,7 +145,6 @@ static void test_site_counts(const char *spec, s64 *bytes, s64 *calls)
 		raw_spin_unlock_irqrestore(&capture_lock, flags);
 	}
 	mutex_unlock(&capture_mutex);
-	kfree(buf);
 }
 
 /* The records in use, and the allocations of selected sites not recorded. */
@@ -182,17 +166,15 @@ static void test_counts(unsigned long *records, unsigned long *dropped)
 /* The tag of vmlinux at @line of @file, or NULL. */
 static struct alloc_tag *test_find_tag(const char *file, unsigned int line)
 {
-	struct capture_spec spec = { .file = (char *)file, .line = line };
-	struct alloc_tag **tags, *tag = NULL;
-	char mod[MODULE_NAME_LEN];
+	struct capture_walk w = { .file = file, .line = line, .mod = "" };
+	struct alloc_tag *tag = NULL;
 
 	if (alloc_tag_lock_sites())
 		return NULL;
-	if (capture_find_tags(&spec, mod, &tags) > 0) {
-		tag = tags[0];
-		kfree(tags);
-	}
+	if (!alloc_tag_for_each(capture_walk_one, &w) && w.n)
+		tag = w.tags[0];
 	alloc_tag_unlock_sites();
+	kfree(w.tags);
 	return tag;
 }
 
@@ -465,22 +447,33 @@ static void alloc_tag_test_capture_bad_input(struct kunit *test)
 			-ENOENT);
 	KUNIT_EXPECT_EQ(test, command(test, "%s:%u [nosuchmodule]", helper_line),
 			-ENOENT);
-	KUNIT_EXPECT_EQ(test, command(test, "%s:%u func:nosuchfunc", helper_line),
-			-ENOENT);
+	/* vmlinux's sites have no [MODULE]: an empty one is not vmlinux. */
+	KUNIT_EXPECT_EQ(test, command(test, "%s:%u []", helper_line), -EINVAL);
 	KUNIT_EXPECT_EQ(test, command(test, "-%s:%u", helper_line), -ENOENT);
+	/* Forms once accepted: a function, a whole /proc/allocinfo line. */
+	KUNIT_EXPECT_EQ(test,
+			command(test, "%s:%u func:capture_test_helper", helper_line),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test,
+			command(test, "  4096  4 %s:%u func:capture_test_helper",
+				helper_line), -EINVAL);
+	/* Only as /proc/allocinfo prints it: a site has one name. */
+	KUNIT_EXPECT_EQ(test, command(test, "%s:0%u", helper_line), -EINVAL);
+	KUNIT_EXPECT_EQ(test, command(test, "%s:+%u", helper_line), -EINVAL);
+	KUNIT_EXPECT_EQ(test, command(test, "%s:%u  [m]", helper_line), -EINVAL);
 	KUNIT_EXPECT_EQ(test, alloc_tag_capture_command("cap 1"), -EINVAL);
+	KUNIT_EXPECT_EQ(test, alloc_tag_capture_command("cap 1048577"), -EINVAL);
 	KUNIT_EXPECT_EQ(test, alloc_tag_capture_command("cap many"), -EINVAL);
+	KUNIT_EXPECT_EQ(test, capture_cap, 4096U);
 	/* Nothing was selected by any of these. */
 	KUNIT_EXPECT_EQ(test, test_stacks(site, st, 2), -ENOENT);
 
-	/* A whole line of /proc/allocinfo selects too. */
-	KUNIT_ASSERT_EQ(test,
-			command(test, "  4096  4 %s:%u func:capture_test_helper accurate:no",
-				helper_line), 0);
+	KUNIT_ASSERT_EQ(test, command(test, "%s:%u\n", helper_line), 0);
 	KUNIT_EXPECT_EQ(test, command(test, "%s:%u", helper_line), -EEXIST);
-	KUNIT_EXPECT_EQ(test, command(test, "-%s:%u func:nosuchfunc", helper_line),
-			-ENOENT);
+	KUNIT_EXPECT_EQ(test, command(test, "%s:0%u", helper_line), -EINVAL);
+	KUNIT_EXPECT_EQ(test, command(test, "-%s:0%u", helper_line), -ENOENT);
 	KUNIT_EXPECT_EQ(test, alloc_tag_capture_command("cap 100"), -EBUSY);
+	KUNIT_EXPECT_EQ(test, capture_cap, 4096U);
 	for (i = 0; i < ALLOC_TAG_CAPTURE_MAX_SITES - 1; i++)
 		KUNIT_EXPECT_EQ(test, command(test, "%s:%u", many_lines[i]), 0);
 	KUNIT_EXPECT_EQ(test, command(test, "%s:%u", many_lines[i]), -ENOSPC);

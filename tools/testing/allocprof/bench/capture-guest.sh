@@ -12,7 +12,8 @@ insmod /data/allocprof_holder.ko && insmod /data/allocprof_capture.ko || exit 1
 site=$(awk '$NF == "func:allocprof_capture_helper" { print $3, $4; exit }' /proc/allocinfo)
 psite=$(awk '$NF == "func:allocprof_capture_page_helper" { print $3, $4; exit }' /proc/allocinfo)
 other=$(awk '$NF == "func:kernel_init_freeable" { print $3; exit }' /proc/allocinfo)
-[ -n "$other" ] || other=$(awk 'NR == 3 { print $3 }' /proc/allocinfo)
+# A site of vmlinux: its name has no [MODULE].
+[ -n "$other" ] || other=$(awk 'NR > 2 && NF == 4 { print $3; exit }' /proc/allocinfo)
 bench() { # bench LABEL
 	echo "$N" > $P/bench
 	echo "BENCH $1 $(dmesg | grep 'allocprof_capture: bench' | tail -1 | sed 's/.*bench //')"

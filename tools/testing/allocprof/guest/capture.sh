@@ -135,8 +135,12 @@ bad "garbage" "garbage"
 bad "a line that is not a number" "lib/x.c:twelve"
 bad "an unknown site" "no/such/file.c:12"
 bad "an unknown module" "${site%% *} [nosuchmodule]"
+bad "a module's site without its [MODULE]" "${site%% *}"
 bad "a site selected twice" "$site"
+bad "a site selected twice, under another name" "${site%%:*}:0${site#*:}"
 bad "deselecting a site not selected" "-no/such/file.c:12"
+bad "a whole /proc/allocinfo line" "$(grep -F " $site " /proc/allocinfo)"
+bad "func:NAME" "$site func:${M}_helper"
 bad "a cap while sites are selected" "cap 100"
 bad "a cap out of range" "cap 1"
 bad "two commands in one write" "$(printf 'clear\n%s' "$site")"
@@ -169,7 +173,8 @@ su -s /bin/sh nobody -c "echo clear > $C" 2>/dev/null &&
 	fail "capture: a write by a non-root user is refused" ||
 	pass "capture: a write by a non-root user is refused"
 check "capture: a non-root write changes nothing" [ "$(cat $C)" = "$before" ]
-check "capture: refusals are logged" sh -c "dmesg | grep -q 'capture: .garbage.: not FILE:LINE'"
+check "capture: refusals are logged, with their errno" \
+	sh -c "dmesg | grep -qE \"capture: 'garbage': (-EINVAL|-22)\\\$\""
 
 # Deselecting drops the records and frees the pool.
 echo 1 > $P/run
@@ -180,11 +185,13 @@ check "capture: no site, no record, no memory after deselecting" \
 	[ "$(cat $C)" = "cap 4096 records 0 dropped 0 memory 0" ]
 echo 1 > $P/free
 
-# FILE:LINE without [MODULE]: the one module that has the line.
-echo "${site%% *}" > $C
-check "capture: FILE:LINE alone selects the module's site" grep -qF "site $site func:" $C
-echo "-${site%% *}" > $C
-check "capture: -FILE:LINE alone deselects it" [ "$(grep -c '^site ' $C)" = 0 ]
+# A module's site is named with its [MODULE], as /proc/allocinfo prints it.
+echo "$site" > $C
+check "capture: FILE:LINE [MODULE] selects the module's site" grep -qF "site $site func:" $C
+echo "-${site%% *}" > $C 2>/dev/null
+check "capture: -FILE:LINE alone does not deselect it" [ "$(grep -c '^site ' $C)" = 1 ]
+echo "-$site" > $C
+check "capture: -FILE:LINE [MODULE] deselects it" [ "$(grep -c '^site ' $C)" = 0 ]
 
 # The stacks file copies nothing at open: at the largest cap, an open
 # file takes no vmalloc() (a copy of all the stacks was once 40 MiB).
