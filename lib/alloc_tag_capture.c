@@ -573,24 +573,9 @@ fail:
 	return ret;
 }
 
-/* The pool is sized by the cap when the first site is selected. */
-static int capture_set_cap(const char *arg)
-{
-	unsigned int cap;
-
-	if (kstrtouint(arg, 10, &cap) || cap < CAPTURE_MIN_CAP ||
-	    cap > CAPTURE_MAX_CAP)
-		return -EINVAL;
-	if (capture_nr_sites)
-		return -EBUSY;
-	capture_cap = cap;
-	return 0;
-}
-
 /*
  * "FILE:LINE [MODULE]" selects a site, "-FILE:LINE [MODULE]" deselects it,
- * "clear" all, "cap N" sets the cap while none is; a failure changes
- * nothing.
+ * "clear" all; a failure changes nothing.
  */
 static int alloc_tag_capture_command(const char *cmd)
 {
@@ -609,8 +594,6 @@ static int alloc_tag_capture_command(const char *cmd)
 		for (i = 0; i < ALLOC_TAG_CAPTURE_MAX_SITES; i++)
 			if (capture_sites[i].used)
 				capture_deselect(i);
-	} else if (str_has_prefix(s, "cap ")) {
-		ret = capture_set_cap(skip_spaces(s + 4));
 	} else if (*s == '-') {
 		ret = capture_find_site(s + 1);
 		if (ret >= 0) {
@@ -626,6 +609,26 @@ out:
 	kfree(buf);
 	return ret;
 }
+
+/* The pool is sized by the cap when the first site is selected. */
+static int capture_cap_set(const char *val, const struct kernel_param *kp)
+{
+	int ret = -EBUSY;
+
+	mutex_lock(&capture_mutex);
+	if (!capture_nr_sites)
+		ret = param_set_uint_minmax(val, kp, CAPTURE_MIN_CAP,
+					    CAPTURE_MAX_CAP);
+	mutex_unlock(&capture_mutex);
+	return ret;
+}
+
+static const struct kernel_param_ops capture_cap_ops = {
+	.set	= capture_cap_set,
+	.get	= param_get_uint,
+};
+module_param_cb(cap, &capture_cap_ops, &capture_cap, 0644);
+MODULE_PARM_DESC(cap, "live objects recorded over all sites, 16 to 1048576");
 
 /* A module's @tags are released; alloc_tag_lock_sites() held for writing. */
 static void capture_drop_tags(struct alloc_tag *tags, size_t n)

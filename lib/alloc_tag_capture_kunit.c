@@ -178,6 +178,14 @@ static struct alloc_tag *test_find_tag(const char *file, unsigned int line)
 	return tag;
 }
 
+/* A write of @val to the cap's parameter file. */
+static int set_cap(const char *val)
+{
+	const struct kernel_param kp = { .arg = &capture_cap };
+
+	return capture_cap_set(val, &kp);
+}
+
 #define OBJ_SIZE	100
 /* What a kmalloc(OBJ_SIZE) is charged: its cache's slot size. */
 #define OBJ_CHARGE	((size_t)kmalloc_slab(OBJ_SIZE, GFP_KERNEL)->size)
@@ -369,7 +377,7 @@ static void capture_test_exit(struct kunit *test)
 {
 	capture_test_free_all();
 	alloc_tag_capture_command("clear");
-	alloc_tag_capture_command("cap 4096");
+	set_cap("4096");
 }
 
 static void alloc_tag_test_capture_callers(struct kunit *test)
@@ -461,9 +469,11 @@ static void alloc_tag_test_capture_bad_input(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, command(test, "%s:0%u", helper_line), -EINVAL);
 	KUNIT_EXPECT_EQ(test, command(test, "%s:+%u", helper_line), -EINVAL);
 	KUNIT_EXPECT_EQ(test, command(test, "%s:%u  [m]", helper_line), -EINVAL);
-	KUNIT_EXPECT_EQ(test, alloc_tag_capture_command("cap 1"), -EINVAL);
-	KUNIT_EXPECT_EQ(test, alloc_tag_capture_command("cap 1048577"), -EINVAL);
-	KUNIT_EXPECT_EQ(test, alloc_tag_capture_command("cap many"), -EINVAL);
+	/* The cap is a parameter now, not a command. */
+	KUNIT_EXPECT_EQ(test, alloc_tag_capture_command("cap 100"), -EINVAL);
+	KUNIT_EXPECT_EQ(test, set_cap("1"), -EINVAL);
+	KUNIT_EXPECT_EQ(test, set_cap("1048577"), -EINVAL);
+	KUNIT_EXPECT_EQ(test, set_cap("many"), -EINVAL);
 	KUNIT_EXPECT_EQ(test, capture_cap, 4096U);
 	/* Nothing was selected by any of these. */
 	KUNIT_EXPECT_EQ(test, test_stacks(site, st, 2), -ENOENT);
@@ -472,7 +482,7 @@ static void alloc_tag_test_capture_bad_input(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, command(test, "%s:%u", helper_line), -EEXIST);
 	KUNIT_EXPECT_EQ(test, command(test, "%s:0%u", helper_line), -EINVAL);
 	KUNIT_EXPECT_EQ(test, command(test, "-%s:0%u", helper_line), -ENOENT);
-	KUNIT_EXPECT_EQ(test, alloc_tag_capture_command("cap 100"), -EBUSY);
+	KUNIT_EXPECT_EQ(test, set_cap("100"), -EBUSY);
 	KUNIT_EXPECT_EQ(test, capture_cap, 4096U);
 	for (i = 0; i < ALLOC_TAG_CAPTURE_MAX_SITES - 1; i++)
 		KUNIT_EXPECT_EQ(test, command(test, "%s:%u", many_lines[i]), 0);
@@ -493,7 +503,7 @@ static void alloc_tag_test_capture_cap(struct kunit *test)
 	unsigned long records, dropped;
 	int i;
 
-	KUNIT_ASSERT_EQ(test, alloc_tag_capture_command("cap 16"), 0);
+	KUNIT_ASSERT_EQ(test, set_cap("16"), 0);
 	KUNIT_ASSERT_EQ(test, command(test, "%s:%u", helper_line), 0);
 	for (i = 0; i < 20; i++)
 		capture_test_caller1();

@@ -32,7 +32,7 @@ echo "$site" > $C
 echo 1 > $P/run
 sed 's/^/BENCH-MEM /' $C
 echo clear > $C
-echo "cap 65536" > $C
+echo 65536 > /sys/module/alloc_tag_capture/parameters/cap
 echo "$site" > $C
 sed 's/^/BENCH-MEM /' $C
 echo clear > $C

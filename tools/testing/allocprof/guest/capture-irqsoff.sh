@@ -22,7 +22,7 @@ phase() { # phase NAME: report the longest section since the last reset
 echo 20 > $T/tracing_thresh
 check "irqsoff tracer" sh -c "echo irqsoff > $T/current_tracer"
 echo 1 > $T/tracing_on
-echo "cap 1048576" > $C
+echo 1048576 > /sys/module/alloc_tag_capture/parameters/cap
 check "cap 2^20" grep -q '^cap 1048576 ' $C
 dmesg -c > /dev/null
 insmod /data/allocprof_stress.ko seconds=20 &

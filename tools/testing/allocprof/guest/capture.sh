@@ -5,11 +5,12 @@
 # exact bytes and calls, back to zero once the objects are freed; also
 # from a timer in hard interrupt context, across vm.mem_profiling off and
 # on, and across the module's unload with an object still live.  Bad
-# commands must fail and change nothing.
+# commands and caps must fail and change nothing.
 . /data/lib.sh
 D=/sys/kernel/debug/allocinfo
 C=$D/capture
 S=$D/stacks
+CAP=/sys/module/alloc_tag_capture/parameters/cap
 M=allocprof_capture
 P=/sys/module/$M/parameters
 OBJ=$(kmalloc_slot 256)	# kmalloc(200) comes from kmalloc-256
@@ -141,9 +142,20 @@ bad "a site selected twice, under another name" "${site%%:*}:0${site#*:}"
 bad "deselecting a site not selected" "-no/such/file.c:12"
 bad "a whole /proc/allocinfo line" "$(grep -F " $site " /proc/allocinfo)"
 bad "func:NAME" "$site func:${M}_helper"
-bad "a cap while sites are selected" "cap 100"
-bad "a cap out of range" "cap 1"
+bad "the cap as a command" "cap 100"
 bad "two commands in one write" "$(printf 'clear\n%s' "$site")"
+# The cap: a parameter, refused out of range and while a site is selected.
+badcap() { # badcap NAME VALUE: the write must fail and change nothing
+	if echo "$2" > $CAP 2>/dev/null; then
+		fail "capture: $1 is refused"
+	else
+		pass "capture: $1 is refused"
+	fi
+	check "capture: $1 changes nothing" [ "$(cat $CAP) $(cat $C)" = "4096 $before" ]
+}
+badcap "a cap while sites are selected" 100
+badcap "a cap out of range" 1
+badcap "a cap that is not a number" many
 # Too many sites: fill up with sites of vmlinux.
 n=1
 for s in $(awk 'NR > 2 && NF == 4 { print $3 }' /proc/allocinfo | sort -u | head -20); do
@@ -195,7 +207,8 @@ check "capture: -FILE:LINE [MODULE] deselects it" [ "$(grep -c '^site ' $C)" = 0
 
 # The stacks file copies nothing at open: at the largest cap, an open
 # file takes no vmalloc() (a copy of all the stacks was once 40 MiB).
-echo "cap 1048576" > $C
+echo 1048576 > $CAP
+check "capture: the cap is set while no site is selected" grep -q '^cap 1048576 ' $C
 echo "$site" > $C
 echo 1 > $P/run
 v0=$(awk '$1 == "VmallocUsed:" { print $2 }' /proc/meminfo)
@@ -203,7 +216,7 @@ exec 3< $S
 v1=$(awk '$1 == "VmallocUsed:" { print $2 }' /proc/meminfo)
 exec 3<&-
 echo "-$site" > $C
-echo "cap 4096" > $C
+echo 4096 > $CAP
 echo 1 > $P/free
 check "capture: at cap 2^20 an open stacks file takes $((v1 - v0)) kB of vmalloc (under 1 MiB)" \
 	[ $((v1 - v0)) -lt 1024 ]
