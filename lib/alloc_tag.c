@@ -192,6 +192,8 @@ static int mem_profiling_handler(struct ctl_table *table, int write,
 	/* The boot parameter was applied, or refused, by mem_profiling_early(). */
 	if (mem_profiling_is_replay(buffer, *lenp))
 		return 0;
+	if (mem_profiling_never)
+		return -EPERM;
 	ret = proc_dointvec_minmax(&tmp, 1, buffer, lenp, ppos);
 	if (ret)
 		return ret;
@@ -627,9 +629,14 @@ static inline u32 nr_vmlinux_tags(void)
 
 /**
  * alloc_tag_nr_indexes() - every tag's number is below this
+ *
+ * Return: that bound, or 0 if tags have no numbers (profiling refused with
+ * "never").
  */
 u32 alloc_tag_nr_indexes(void)
 {
+	if (!pgtag_nr_vmlinux)
+		return 0;
 	return pgtag_nr_vmlinux + 1 + READ_ONCE(pgtag_mod_table)->size;
 }
 

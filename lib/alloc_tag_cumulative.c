@@ -102,6 +102,9 @@ static int cum_start(void)
 {
 	bool ok;
 
+	/* After "never" nothing is charged: nothing to count. */
+	if (!alloc_tag_nr_indexes())
+		return -EPERM;
 	mutex_lock(&cum_lock);
 	ok = cum_cover(alloc_tag_nr_indexes());
 	mutex_unlock(&cum_lock);

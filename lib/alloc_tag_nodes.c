@@ -14,7 +14,7 @@
  * their own, in its format.
  *
  * The counters are atomics, not per-CPU counters like the totals: per CPU
- * and per node they would take CPUs x nodes x 16 bytes a call site, 1.4 GiB
+ * and per node they would take CPUs x nodes x 16 bytes a call site, 1.3 GiB
  * on a 224-CPU, 8-node host with 50,000 sites.  Each node's counters are
  * in that node's memory, so that the common case, a CPU charging memory of
  * its own node, writes a local cache line; CPUs charging one site on one

@@ -19,6 +19,11 @@ if echo never > /proc/sys/vm/mem_profiling 2>/dev/null; then
 else
 	check "never: write 'never' refused, still 0" [ "$(sysctl_val)" = 0 ]
 fi
+SC=/proc/sys/vm/mem_profiling_cumulative
+if [ -e $SC ]; then
+	check "never: the cumulative counters cannot start" \
+		sh -c "! echo 1 > $SC 2>/dev/null && [ \$(cat $SC) = 0 ]"
+fi
 # Nothing of profiling's is allocated: no counters, no caches of slab tag
 # vectors (memcg's vectors are 6.1's), no metadata to report.
 check "never: no per-CPU counters" \
