@@ -13,8 +13,9 @@
 #     patches (the run's own table, to paste there when the counts
 #     change: logs/checkpatch-table.md);
 #   - scripts/kernel-doc finds nothing to report in the documented sources
-#     (alloc_tag.h, codetag.h, codetag.c, alloc_tag.c, pgalloc_tag.h,
-#     alloc_tag_capture.h, alloc_tag_capture.c);
+#     (alloc_tag.h, codetag.h, codetag.c, alloc_tag.c, pgalloc_tag.h, and
+#     the consumers alloc_tag_capture.c, alloc_tag_nodes.c,
+#     alloc_tag_cumulative.c, alloc_tag_ioctl.c);
 #   - "make SPHINXDIRS=mm htmldocs" gives no warning about the new
 #     documentation (SERIES_DOCS=0 skips it).
 #
@@ -278,8 +279,8 @@ fi
 # --- kernel-doc ----------------------------------------------------------
 kd=""
 for f in include/linux/alloc_tag.h include/linux/codetag.h lib/codetag.c \
-	lib/alloc_tag.c include/linux/pgalloc_tag.h \
-	include/linux/alloc_tag_capture.h lib/alloc_tag_capture.c; do
+	lib/alloc_tag.c include/linux/pgalloc_tag.h lib/alloc_tag_capture.c \
+	lib/alloc_tag_nodes.c lib/alloc_tag_cumulative.c lib/alloc_tag_ioctl.c; do
 	[ -f "$W/patch/$f" ] || continue
 	r=$(cd "$W/patch" && perl scripts/kernel-doc -none "$f" 2>&1)
 	[ -z "$r" ] || kd="$kd$r"$'\n'
