@@ -185,10 +185,10 @@ def build_venue(kernels, venue, src, mainline):
         return
     msrc = mainline_tree()
     mp = "" if venue == "qemu" else prefix
-    for k, frag in (("off", "prof-off"), ("on", "prof-on")):
+    for k, frag in (("off", os.path.join(CONF, "prof-off.config")),
+                    ("on", os.path.join(HERE, "configs/ml-prof-on.config"))):
         out = os.path.join(ML, "out-" + mp + k)
-        build_kernel(msrc, out, arch,
-                     base + [os.path.join(CONF, frag + ".config")])
+        build_kernel(msrc, out, arch, base + [frag])
         kernels[(venue, "ml-" + k)] = (
             os.path.join(out, image), build_module(out, arch, "ml-" + mp + k),
             out)
