@@ -50,6 +50,9 @@ if [ ! -f "$out/.config" ] || [ "$(cat "$out/.fragsum" 2>/dev/null)" != "$sum" ]
 	fi
 	echo "$sum" >"$out/.fragsum"
 fi
+# A Kconfig symbol new since the last configuration takes its default
+# here, rather than a question on a standard input that is no terminal.
+mk CC="ccache ${cross}gcc" olddefconfig >/dev/null
 echo "build-kernel: building $name in $out"
 mk CC="ccache ${cross}gcc" -j"$jobs" KBUILD_BUILD_HOST=allocprof \
 	"$image" modules
