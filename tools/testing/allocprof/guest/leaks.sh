@@ -26,10 +26,13 @@ $T leaks -i 1 --samples 21 >/tmp/leaks 2>/tmp/leaks.err
 rc=$?
 cat /tmp/leaks /tmp/leaks.err
 check "leaks: exit status 0" [ $rc = 0 ]
-# The first row: GROWTH/S GROWTH GREW KEPT SIZE CALLS MODULE FUNCTION LOCATION
-first() { sed -n 2p /tmp/leaks | awk -v i="$1" '{ print $i }'; }
-check "leaks: the leaking site ranks first" [ "$(first 7) $(first 8)" = "$M ${M}_leak" ]
-check "leaks: it is measured over the 20 intervals" [ "$(first 3 | cut -d/ -f2)" = 20 ]
+# The first row: GROWTH/S GROWTH GREW KEPT SIZE CALLS MODULE FUNCTION
+# LOCATION, where sizes are a number and a unit ("38.2 KiB/s"): counted
+# from the end, and GREW is the field with a slash but no letter.
+first() { sed -n 2p /tmp/leaks | awk -v i="$1" '{ print $(NF - i) }'; }
+grew() { sed -n 2p /tmp/leaks | awk '{ for (i = 1; i <= NF; i++) if ($i ~ /^[0-9]+\/[0-9]+$/) print $i }'; }
+check "leaks: the leaking site ranks first" [ "$(first 2) $(first 1)" = "$M ${M}_leak" ]
+check "leaks: it is measured over the 20 intervals" [ "$(grew | cut -d/ -f2)" = 20 ]
 not_listed() { ! grep -q "$1" /tmp/leaks; }
 check "leaks: the churning site is not listed" not_listed ${M}_churn
 check "leaks: the cache that grows and shrinks is not listed" not_listed ${M}_cache_fill
