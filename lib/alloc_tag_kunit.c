@@ -805,10 +805,10 @@ static void alloc_tag_test_obj_index(struct kunit *test)
 }
 
 /*
- * slab_tag_index()'s multiplication against obj_to_index()'s division, for
- * every object start (and every object's last byte) of every kmalloc
- * cache and of odd-sized caches with and without red zones, at every slab
- * order up to MAX_ORDER - 1: every order any of them can use.
+ * __slab_tag_index()'s multiplication against obj_to_index()'s division,
+ * for every object of every kmalloc cache and of odd-sized caches with and
+ * without red zones, at every slab order up to MAX_ORDER - 1: every order
+ * any of them can use.
  */
 static unsigned int tag_index_check_cache(struct kmem_cache *s)
 {
@@ -817,13 +817,10 @@ static unsigned int tag_index_check_cache(struct kmem_cache *s)
 	for (order = 0; order < MAX_ORDER; order++) {
 		objects = (PAGE_SIZE << order) / s->size;
 		for (k = 0; k < objects; k++) {
-			unsigned long off = (unsigned long)k * s->size +
-					    s->red_left_pad;
-			unsigned long last = (unsigned long)(k + 1) * s->size - 1;
+			u32 off = k * s->size + s->red_left_pad;
 
-			bad += mul_u64_u64_shr(off, s->tag_mul, 64) != k ||
-			       reciprocal_divide(off, s->reciprocal_size) != k ||
-			       mul_u64_u64_shr(last, s->tag_mul, 64) != k;
+			bad += (((u64)off * s->tag_mul) >> 32) != k ||
+			       reciprocal_divide(off, s->reciprocal_size) != k;
 		}
 	}
 	return bad;

@@ -1,9 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Page allocation tags: a block's first page keeps its tag's number, in
- * page->flags or in a 4-byte slot per page frame.  Hooks are always inlined
- * so that while profiling is off each is a patched branch (sub_tail: a test
- * of the peeked number) and nothing else.
+ * page->flags or in a 4-byte slot per page frame.  While profiling is off
+ * each hook is a patched branch and nothing else.
  */
 #ifndef _LINUX_PGALLOC_TAG_H
 #define _LINUX_PGALLOC_TAG_H
