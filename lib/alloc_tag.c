@@ -610,17 +610,12 @@ late_initcall_sync(alloc_tag_metadata_report);
  * free looks its tag up without RCU, whose read side is a call on
  * preemptible kernels.  A free slot is NULL.
  */
-struct pgtag_mod_table {
-	u32 size;
-	struct alloc_tag *tags[];
-};
-
 static struct pgtag_mod_table pgtag_mod_none;
-static struct pgtag_mod_table *pgtag_mod_table = &pgtag_mod_none;
+struct pgtag_mod_table *pgtag_mod_table = &pgtag_mod_none;
 static u32 pgtag_mod_limit;		/* how many numbers pages can hold */
 static u32 pgtag_mod_hint;		/* no free slot below it */
 static DEFINE_MUTEX(pgtag_mod_lock);
-static u32 pgtag_nr_vmlinux __ro_after_init;
+u32 pgtag_nr_vmlinux __ro_after_init;
 
 static inline u32 nr_vmlinux_tags(void)
 {
@@ -638,19 +633,6 @@ u32 alloc_tag_nr_indexes(void)
 	if (!pgtag_nr_vmlinux)
 		return 0;
 	return pgtag_nr_vmlinux + 1 + READ_ONCE(pgtag_mod_table)->size;
-}
-
-/* The tag of number @idx (not 0), or NULL if no tag has it. */
-static __always_inline struct alloc_tag *alloc_tag_from_index(u32 idx)
-{
-	const struct pgtag_mod_table *table;
-
-	if (likely(idx <= pgtag_nr_vmlinux))
-		return &__start_alloc_tags[idx - 1];
-	/* Pairs with smp_store_release() in pgtag_mod_slot(). */
-	table = READ_ONCE(pgtag_mod_table);
-	idx -= pgtag_nr_vmlinux + 1;
-	return likely(idx < table->size) ? READ_ONCE(table->tags[idx]) : NULL;
 }
 
 /* A free slot of the table, grown if need be; -1 if none is left. */
@@ -735,190 +717,56 @@ static void pgtag_unregister_module(struct alloc_tag *tags, size_t n)
  * 2^PGTAG_CHUNK_SHIFT frames without SPARSEMEM), for online memory, behind
  * a directory that only grows (a replaced one is kept: lookups take no lock).
  */
-#define PGTAG_FLAGS_MASK	(ALLOC_TAG_WIDTH ?				\
-				 GENMASK(ALLOC_TAG_PGOFF + ALLOC_TAG_WIDTH - 1, \
-					 ALLOC_TAG_PGOFF) : 0UL)
 #define PGTAG_MOD_RESERVE	4096
-#ifdef CONFIG_SPARSEMEM
-#define PGTAG_CHUNK_SHIFT	PFN_SECTION_SHIFT
-#else
-#define PGTAG_CHUNK_SHIFT	15
-#endif
-#define PGTAG_CHUNK_PAGES	BIT(PGTAG_CHUNK_SHIFT)
 #define PGTAG_CHUNK_BYTES	(PGTAG_CHUNK_PAGES * sizeof(u32))
 
-struct pgtag_dir {
-	unsigned long nr;
-	u32 *chunk[];
-};
-
 /* pgtag_dir: empty until the first switch-on in array mode; no hook before. */
-static DEFINE_STATIC_KEY_FALSE(pgtag_array_key);
+DEFINE_STATIC_KEY_FALSE(pgtag_array_key);
 static struct pgtag_dir pgtag_dir_none;
-static struct pgtag_dir *pgtag_dir __read_mostly = &pgtag_dir_none;
+struct pgtag_dir *pgtag_dir __read_mostly = &pgtag_dir_none;
 static atomic_long_t pgtag_chunks;
 static DEFINE_MUTEX(pgtag_dir_lock);	/* allocates and frees chunks */
 
-static __always_inline bool pgtag_in_array(void)
-{
-	return !ALLOC_TAG_WIDTH || static_branch_unlikely(&pgtag_array_key);
-}
-
-/*
- * The array slot of @page.  The hooks see only pages of online memory after
- * the first switch-on, which has its chunk: pgtag_first_on() and
- * pgtag_cover() allocate it or fail, and pgtag_uncover() frees it only
- * once its pages are offline (keeping one with an in-use hardware-poisoned
- * page).  A page breaking that rule warns and goes uncharged.
- */
-static __always_inline u32 *pgtag_slot(struct page *page)
-{
-	const struct pgtag_dir *dir = READ_ONCE(pgtag_dir);
-	unsigned long pfn = page_to_pfn(page);
-	unsigned long c = pfn >> PGTAG_CHUNK_SHIFT;
-	u32 *chunk;
-
-	if (WARN_ON_ONCE(c >= dir->nr))
-		return NULL;
-	chunk = READ_ONCE(dir->chunk[c]);
-	if (WARN_ON_ONCE(!chunk))
-		return NULL;
-	return &chunk[pfn & (PGTAG_CHUNK_PAGES - 1)];
-}
-
-static __always_inline u32 pgtag_get(struct page *page)
-{
-	u32 *slot;
-
-	if (!pgtag_in_array())
-		return (READ_ONCE(page->flags) & PGTAG_FLAGS_MASK) >>
-		       ALLOC_TAG_PGOFF;
-	slot = pgtag_slot(page);
-	return slot ? READ_ONCE(*slot) : 0;
-}
-
-/*
- * False if @page has no slot.  A page being allocated (!@in_use) is held by
- * nobody else: plain store, as prep_new_page() does for PG_head.  In use,
- * other flag bits may change meanwhile: cmpxchg.
- */
-static __always_inline bool pgtag_store(struct page *page, u32 idx,
-					bool in_use)
-{
-	unsigned long old, new;
-	u32 *slot;
-
-	if (pgtag_in_array()) {
-		slot = pgtag_slot(page);
-		if (slot)
-			WRITE_ONCE(*slot, idx);
-		return slot;
-	}
-	old = READ_ONCE(page->flags);
-	do {
-		new = (old & ~PGTAG_FLAGS_MASK) |
-		      ((unsigned long)idx << ALLOC_TAG_PGOFF);
-		if (!in_use) {
-			WRITE_ONCE(page->flags, new);
-			break;
-		}
-	} while (!try_cmpxchg(&page->flags, &old, new));
-	return true;
-}
-
+/* Out-of-line parts of the hooks in include/linux/pgalloc_tag.h. */
 #ifdef CONFIG_MEM_ALLOC_PROFILING_DEBUG
 static void pgalloc_report_untagged(void);
-#else
-static inline void pgalloc_report_untagged(void) {}
-#endif
 
-/* Out-of-line parts of the hooks in include/linux/pgalloc_tag.h. */
-void __pgalloc_tag_add(struct page *page, unsigned int nr)
-{
-	struct alloc_tag *tag = current->alloc_tag;
-	u32 idx;
-
-	if (unlikely(!alloc_tag_is_real(tag))) {
-		if (!tag)
-			pgalloc_report_untagged();
-		return;
-	}
-	idx = alloc_tag_to_index(tag);
-#ifdef CONFIG_MEM_ALLOC_PROFILING_DEBUG
-	WARN_ONCE(pgtag_get(page), "alloc_tag: page charged twice or tag not cleared on free\n");
-#endif
-	/* No number: already marked accurate:no by pgtag_register_module(). */
-	if (unlikely(!idx) || unlikely(!pgtag_store(page, idx, false)))
-		return;
-	alloc_tag_counters_add(tag, (s64)nr << PAGE_SHIFT, 1);
-	if (alloc_tag_extras_enabled())
-		alloc_tag_extras_charge(tag, (unsigned long)page,
-					page_to_nid(page), (long)nr << PAGE_SHIFT, 0);
-}
-
-/*
- * Read and clear the number of a page being freed.  Its refcount is 0, so
- * only memory_failure() (PG_hwpoison) can race with the plain store, as it
- * can with free_pages_prepare()'s.
+/**
+ * __pgalloc_tag_untagged() - DEBUG's checks of a page being charged
+ * @tag: the current task's tag
+ * @page: the page
  */
-static __always_inline u32 pgtag_take_freed(struct page *page)
+void __pgalloc_tag_untagged(struct alloc_tag *tag, struct page *page)
 {
-	unsigned long flags;
-	u32 *slot, idx;
+	if (!tag)
+		pgalloc_report_untagged();
+	WARN_ONCE(pgtag_get(page), "alloc_tag: page charged twice or tag not cleared on free\n");
+}
+#endif
 
-	if (pgtag_in_array()) {
-		slot = pgtag_slot(page);
-		if (!slot)
-			return 0;
-		idx = READ_ONCE(*slot);
-		if (idx)
-			WRITE_ONCE(*slot, 0);
-		return idx;
-	}
-	flags = READ_ONCE(page->flags);
-	idx = (flags & PGTAG_FLAGS_MASK) >> ALLOC_TAG_PGOFF;
-	if (idx)
-		WRITE_ONCE(page->flags, flags & ~PGTAG_FLAGS_MASK);
-	return idx;
+/**
+ * __pgalloc_tag_unknown() - a page's number names no tag: warn, once
+ * @idx: the number
+ */
+void __pgalloc_tag_unknown(u32 idx)
+{
+	WARN_ONCE(1, "alloc_tag: page names unknown tag %u\n", idx);
 }
 
-/* Out of line, so that without consumers the free hook saves no register. */
-static noinline void pgtag_uncharge_extras(struct alloc_tag *tag,
-					   unsigned int nr, int calls,
-					   struct page *page)
+/**
+ * __pgalloc_tag_sub_extras() - uncharge pages, told to the consumers
+ * @tag: their tag
+ * @page: the block's first page
+ * @nr: how many pages
+ * @calls: 1, or 0 for the later pages of a block (see struct
+ *	alloc_tag_consumer)
+ */
+void __pgalloc_tag_sub_extras(struct alloc_tag *tag, struct page *page,
+			      unsigned int nr, int calls)
 {
 	alloc_tag_extras_uncharge(tag, (unsigned long)page, page_to_nid(page),
 				  (long)nr << PAGE_SHIFT, calls);
 	alloc_tag_counters_add(tag, -((s64)nr << PAGE_SHIFT), -calls);
-}
-
-/* Uncharge @nr pages of number @idx, and @calls calls (1 or 0). */
-static __always_inline void pgtag_uncharge(u32 idx, unsigned int nr,
-					   int calls, struct page *page)
-{
-	struct alloc_tag *tag;
-
-	/* Only a module's number can name no tag: test there only. */
-	if (likely(idx <= pgtag_nr_vmlinux)) {
-		tag = &__start_alloc_tags[idx - 1];
-	} else {
-		tag = alloc_tag_from_index(idx);
-		if (WARN_ONCE(!tag, "alloc_tag: page names unknown tag %u\n", idx))
-			return;
-	}
-	if (alloc_tag_extras_enabled()) {
-		pgtag_uncharge_extras(tag, nr, calls, page);
-		return;
-	}
-	alloc_tag_counters_add(tag, -((s64)nr << PAGE_SHIFT), -calls);
-}
-
-void __pgalloc_tag_sub(struct page *page, unsigned int nr)
-{
-	u32 idx = pgtag_take_freed(page);
-
-	if (likely(idx))
-		pgtag_uncharge(idx, nr, 1, page);
 }
 
 static void pgtag_split_extras(struct alloc_tag *tag, struct page *page,
@@ -948,10 +796,17 @@ unsigned int __pgalloc_tag_peek(struct page *page)
 	return idx;
 }
 
-void __pgalloc_tag_sub_tail(struct page *page, unsigned int tag,
+void __pgalloc_tag_sub_tail(struct page *page, unsigned int idx,
 			    unsigned int nr)
 {
-	pgtag_uncharge(tag, nr, 0, page);
+	struct alloc_tag *tag = alloc_tag_from_index(idx);
+
+	if (unlikely(!tag))
+		__pgalloc_tag_unknown(idx);
+	else if (alloc_tag_extras_enabled())
+		__pgalloc_tag_sub_extras(tag, page, nr, 0);
+	else
+		alloc_tag_counters_add(tag, -((s64)nr << PAGE_SHIFT), 0);
 }
 
 void __pgalloc_tag_split(struct page *page, unsigned int nr)
@@ -963,8 +818,10 @@ void __pgalloc_tag_split(struct page *page, unsigned int nr)
 	if (!idx)
 		return;
 	tag = alloc_tag_from_index(idx);
-	if (WARN_ONCE(!tag, "alloc_tag: page names unknown tag %u\n", idx))
+	if (unlikely(!tag)) {
+		__pgalloc_tag_unknown(idx);
 		return;
+	}
 	for (i = 1; i < nr; i++)
 		pgtag_store(nth_page(page, i), idx, true);
 	alloc_tag_counters_add(tag, 0, nr - 1);

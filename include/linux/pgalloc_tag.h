@@ -2,7 +2,9 @@
 /*
  * Page allocation tags: a block's first page keeps its tag's number, in
  * page->flags or in a 4-byte slot per page frame.  While profiling is off
- * each hook is a patched branch and nothing else.
+ * each hook is a patched branch and nothing else; while it is on, the
+ * charge and the uncharge of a block are in line, as the page allocator's
+ * other per-page work is.
  */
 #ifndef _LINUX_PGALLOC_TAG_H
 #define _LINUX_PGALLOC_TAG_H
@@ -13,24 +15,195 @@ struct page;
 
 #ifdef CONFIG_MEM_ALLOC_PROFILING
 
-void __pgalloc_tag_add(struct page *page, unsigned int nr);
-void __pgalloc_tag_sub(struct page *page, unsigned int nr);
+#include <linux/mm.h>
+#include <linux/sched.h>
+
+/*
+ * The storage, lib/alloc_tag.c's: page->flags' field if it numbers every
+ * vmlinux tag and enough module tags, else an array of a slot per page
+ * frame, a chunk per memory section (or per 2^15 frames without
+ * SPARSEMEM) behind a directory that only grows: a replaced one is kept,
+ * so that lookups take no lock.
+ */
+#define PGTAG_FLAGS_MASK	(ALLOC_TAG_WIDTH ?				\
+				 GENMASK(ALLOC_TAG_PGOFF + ALLOC_TAG_WIDTH - 1, \
+					 ALLOC_TAG_PGOFF) : 0UL)
+#ifdef CONFIG_SPARSEMEM
+#define PGTAG_CHUNK_SHIFT	PFN_SECTION_SHIFT
+#else
+#define PGTAG_CHUNK_SHIFT	15
+#endif
+#define PGTAG_CHUNK_PAGES	BIT(PGTAG_CHUNK_SHIFT)
+
+struct pgtag_dir {
+	unsigned long nr;
+	u32 *chunk[];
+};
+
+/* Module numbers, above the vmlinux tags'; a free number is NULL. */
+struct pgtag_mod_table {
+	u32 size;
+	struct alloc_tag *tags[];
+};
+
+DECLARE_STATIC_KEY_FALSE(pgtag_array_key);
+extern struct pgtag_dir *pgtag_dir;
+extern struct pgtag_mod_table *pgtag_mod_table;
+extern u32 pgtag_nr_vmlinux;
+
+void __pgalloc_tag_unknown(u32 idx);
+void __pgalloc_tag_sub_extras(struct alloc_tag *tag, struct page *page,
+			      unsigned int nr, int calls);
+#ifdef CONFIG_MEM_ALLOC_PROFILING_DEBUG
+void __pgalloc_tag_untagged(struct alloc_tag *tag, struct page *page);
+#else
+static inline void __pgalloc_tag_untagged(struct alloc_tag *tag,
+					  struct page *page) {}
+#endif
 unsigned int __pgalloc_tag_peek(struct page *page);
-void __pgalloc_tag_sub_tail(struct page *page, unsigned int tag,
+void __pgalloc_tag_sub_tail(struct page *page, unsigned int idx,
 			    unsigned int nr);
 void __pgalloc_tag_split(struct page *page, unsigned int nr);
 void __pgalloc_tag_swap(struct page *dst, struct page *src, unsigned int nr);
+
+static __always_inline bool pgtag_in_array(void)
+{
+	return !ALLOC_TAG_WIDTH || static_branch_unlikely(&pgtag_array_key);
+}
+
+/*
+ * The array slot of @page.  The hooks see only pages of online memory after
+ * the first switch-on, which has its chunk: the switch-on and memory going
+ * online allocate it or fail, and offlining frees it only once its pages
+ * are offline.  A page breaking that rule warns and goes uncharged.
+ */
+static __always_inline u32 *pgtag_slot(struct page *page)
+{
+	const struct pgtag_dir *dir = READ_ONCE(pgtag_dir);
+	unsigned long pfn = page_to_pfn(page);
+	unsigned long c = pfn >> PGTAG_CHUNK_SHIFT;
+	u32 *chunk;
+
+	if (WARN_ON_ONCE(c >= dir->nr))
+		return NULL;
+	chunk = READ_ONCE(dir->chunk[c]);
+	if (WARN_ON_ONCE(!chunk))
+		return NULL;
+	return &chunk[pfn & (PGTAG_CHUNK_PAGES - 1)];
+}
+
+static __always_inline u32 pgtag_get(struct page *page)
+{
+	u32 *slot;
+
+	if (!pgtag_in_array())
+		return (READ_ONCE(page->flags) & PGTAG_FLAGS_MASK) >>
+		       ALLOC_TAG_PGOFF;
+	slot = pgtag_slot(page);
+	return slot ? READ_ONCE(*slot) : 0;
+}
+
+/*
+ * False if @page has no slot.  A page being allocated (!@in_use) is held by
+ * nobody else: plain store, as prep_new_page() does for PG_head.  In use,
+ * other flag bits may change meanwhile: cmpxchg.
+ */
+static __always_inline bool pgtag_store(struct page *page, u32 idx,
+					bool in_use)
+{
+	unsigned long old, new;
+	u32 *slot;
+
+	if (pgtag_in_array()) {
+		slot = pgtag_slot(page);
+		if (slot)
+			WRITE_ONCE(*slot, idx);
+		return slot;
+	}
+	old = READ_ONCE(page->flags);
+	do {
+		new = (old & ~PGTAG_FLAGS_MASK) |
+		      ((unsigned long)idx << ALLOC_TAG_PGOFF);
+		if (!in_use) {
+			WRITE_ONCE(page->flags, new);
+			break;
+		}
+	} while (!try_cmpxchg(&page->flags, &old, new));
+	return true;
+}
+
+/*
+ * Read and clear the number of a page being freed.  Its refcount is 0, so
+ * only memory_failure() (PG_hwpoison) can race with the plain store, as it
+ * can with free_pages_prepare()'s.
+ */
+static __always_inline u32 pgtag_take_freed(struct page *page)
+{
+	unsigned long flags;
+	u32 *slot, idx;
+
+	if (pgtag_in_array()) {
+		slot = pgtag_slot(page);
+		if (!slot)
+			return 0;
+		idx = READ_ONCE(*slot);
+		if (idx)
+			WRITE_ONCE(*slot, 0);
+		return idx;
+	}
+	flags = READ_ONCE(page->flags);
+	idx = (flags & PGTAG_FLAGS_MASK) >> ALLOC_TAG_PGOFF;
+	if (idx)
+		WRITE_ONCE(page->flags, flags & ~PGTAG_FLAGS_MASK);
+	return idx;
+}
+
+/*
+ * The tag of number @idx (not 0), or NULL if no tag has it: a module's
+ * number is looked up without RCU, as the table only grows and a replaced
+ * one is kept.
+ */
+static __always_inline struct alloc_tag *alloc_tag_from_index(u32 idx)
+{
+	const struct pgtag_mod_table *table;
+
+	if (likely(idx <= pgtag_nr_vmlinux))
+		return &__start_alloc_tags[idx - 1];
+	/* Pairs with smp_store_release() in lib/alloc_tag.c. */
+	table = READ_ONCE(pgtag_mod_table);
+	idx -= pgtag_nr_vmlinux + 1;
+	return likely(idx < table->size) ? READ_ONCE(table->tags[idx]) : NULL;
+}
 
 /**
  * pgalloc_tag_add() - charge a new block of pages to the current tag
  * @page: first page of the block
  * @order: order of the block
+ *
+ * A module tag without a number (none were left at its load) was marked
+ * accurate:no then: its blocks are not charged.
  */
 static __always_inline void pgalloc_tag_add(struct page *page,
 					    unsigned int order)
 {
-	if (mem_alloc_profiling_enabled())
-		__pgalloc_tag_add(page, 1U << order);
+	struct alloc_tag *tag;
+	u32 idx;
+
+	if (!mem_alloc_profiling_enabled())
+		return;
+	tag = current->alloc_tag;
+	if (IS_ENABLED(CONFIG_MEM_ALLOC_PROFILING_DEBUG))
+		__pgalloc_tag_untagged(tag, page);
+	if (unlikely(!alloc_tag_is_real(tag)))
+		return;
+	idx = alloc_tag_to_index(tag);
+	if (unlikely(!idx) || unlikely(!pgtag_store(page, idx, false)))
+		return;
+	alloc_tag_counters_add(tag, (s64)PAGE_SIZE << order, 1);
+	if (alloc_tag_extras_enabled())
+		alloc_tag_extras_charge(tag, (unsigned long)page,
+					page_to_nid(page),
+					(long)PAGE_SIZE << order, 0);
 }
 
 /**
@@ -41,8 +214,21 @@ static __always_inline void pgalloc_tag_add(struct page *page,
 static __always_inline void pgalloc_tag_sub(struct page *page,
 					    unsigned int order)
 {
-	if (mem_alloc_profiling_ever_enabled())
-		__pgalloc_tag_sub(page, 1U << order);
+	struct alloc_tag *tag;
+	u32 idx;
+
+	if (!mem_alloc_profiling_ever_enabled())
+		return;
+	idx = pgtag_take_freed(page);
+	if (!idx)
+		return;
+	tag = alloc_tag_from_index(idx);
+	if (unlikely(!tag))
+		__pgalloc_tag_unknown(idx);
+	else if (alloc_tag_extras_enabled())
+		__pgalloc_tag_sub_extras(tag, page, 1U << order, 1);
+	else
+		alloc_tag_counters_add(tag, -((s64)PAGE_SIZE << order), -1);
 }
 
 /**
