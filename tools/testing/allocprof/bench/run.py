@@ -169,6 +169,10 @@ def build_venue(kernels, venue, src, mainline):
     with the module against each; record them in kernels."""
     arch, prefix, base, image = VENUE_BUILD[venue]
     ours = OURS
+    if venue == "um":
+        um_on = os.path.join(HERE, "configs/um-prof-on.config")
+        ours = tuple((k, [um_on if f.endswith("/prof-on.config") else f
+                          for f in frags]) for k, frags in OURS)
     if venue == "arm64":
         ours = OURS + (("on-irqsave", [os.path.join(CONF, "prof-on.config")]),)
     for k, frags in ours:
@@ -185,8 +189,10 @@ def build_venue(kernels, venue, src, mainline):
         return
     msrc = mainline_tree()
     mp = "" if venue == "qemu" else prefix
+    ml_on = "configs/um-prof-on.config" if venue == "um" else \
+        "configs/ml-prof-on.config"
     for k, frag in (("off", os.path.join(CONF, "prof-off.config")),
-                    ("on", os.path.join(HERE, "configs/ml-prof-on.config"))):
+                    ("on", os.path.join(HERE, ml_on))):
         out = os.path.join(ML, "out-" + mp + k)
         build_kernel(msrc, out, arch, base + [frag])
         kernels[(venue, "ml-" + k)] = (
