@@ -64,15 +64,17 @@ build_one() {
 # how Debian's config found the one that did not).  One external
 # module build with an object per header, each "#include <linux/H>"
 # then <linux/module.h>; make -k, and a header passes when its object
-# exists.  fortify-string.h is left out: <linux/string.h> includes it,
-# and it is not meant to come first, in 6.1 either.
+# exists.  fortify-string.h and slub_def.h are left out: they are not
+# meant to come first, in 6.1 either (<linux/string.h> includes the
+# one; the other uses slab_address() and struct slab of mm/slab.h,
+# which includes it).
 headers_first() {
 	local k=$1 what=$2 d=$B/fortify-mod/$1-headers-first h n objs=() bad=0
 	rm -rf "$d" && mkdir -p "$d"
 	for h in "$top"/include/linux/*.h "$top"/include/linux/*.h.patch; do
 		n=$(basename "$h" .patch)
 		n=${n%.h}
-		[ "$n" = fortify-string ] && continue
+		case $n in fortify-string | slub_def) continue ;; esac
 		printf '#include <linux/%s.h>\n#include <linux/module.h>\nMODULE_LICENSE("GPL");\n' \
 			"$n" >"$d/hf_$n.c"
 		objs+=("hf_$n.o")
