@@ -898,6 +898,13 @@ static int pgtag_chunk_nid(unsigned long c)
 	return NUMA_NO_NODE;
 }
 
+/* Profiling's own metadata, charged to no tag. */
+static void *pgtag_zalloc(size_t size, int nid)
+{
+	return alloc_hooks_tag(ALLOC_TAG_NONE,
+			       kvzalloc_node_noprof(size, GFP_KERNEL, nid));
+}
+
 /* Room in the directory for chunks below @nr; under pgtag_dir_lock. */
 static struct pgtag_dir *pgtag_dir_grow(unsigned long nr)
 {
@@ -905,10 +912,7 @@ static struct pgtag_dir *pgtag_dir_grow(unsigned long nr)
 
 	if (old->nr >= nr)
 		return old;
-	/* Profiling's own metadata, charged to no tag. */
-	dir = alloc_hooks_tag(ALLOC_TAG_NONE,
-			      kvzalloc_noprof(struct_size(dir, chunk, nr),
-					      GFP_KERNEL));
+	dir = pgtag_zalloc(struct_size(dir, chunk, nr), NUMA_NO_NODE);
 	if (!dir)
 		return NULL;
 	dir->nr = nr;
@@ -934,9 +938,7 @@ static int pgtag_cover(unsigned long first, unsigned long end, bool all)
 	for (c = first; c < end; c++) {
 		if (dir->chunk[c] || (!all && !pgtag_chunk_online(c)))
 			continue;
-		chunk = alloc_hooks_tag(ALLOC_TAG_NONE,
-					kvzalloc_node_noprof(PGTAG_CHUNK_BYTES, GFP_KERNEL,
-							     pgtag_chunk_nid(c)));
+		chunk = pgtag_zalloc(PGTAG_CHUNK_BYTES, pgtag_chunk_nid(c));
 		if (!chunk)
 			return -ENOMEM;
 		/* Zeroed before it is seen. */
