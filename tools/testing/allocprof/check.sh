@@ -111,9 +111,15 @@ ARCH=i386 build i386 guest prof-on i386 && have_i386=1 || have_i386=0
 # KUnit under UML is built and run in the background on one job while the
 # QEMU checks below, which use one CPU each, run; it is counted at the end.
 kunit_log=$logs/kunit-um.log
-( cd "$B/linux" && ./tools/testing/kunit/kunit.py run \
-	--kunitconfig=lib/.kunitconfig --build_dir="$B/kunit-um" \
-	--jobs=1 --make_options CC="ccache gcc" ) >"$kunit_log" 2>&1 &
+rm -f "$logs/kunit.done"
+{
+	( cd "$B/linux" && ./tools/testing/kunit/kunit.py run \
+		--kunitconfig=lib/.kunitconfig --build_dir="$B/kunit-um" \
+		--jobs=1 --make_options CC="ccache gcc" ) >"$kunit_log" 2>&1
+	rc=$?
+	touch "$logs/kunit.done"
+	exit $rc
+} &
 kunit_pid=$!
 
 section "external test modules"
@@ -214,6 +220,75 @@ if [ $have_off = 1 ]; then
 else
 	ko "ABI comparison (no compiled-out kernel)"
 fi
+
+# The arm64 and i386 boots run beside the x86-64 ones once KUnit under
+# UML has finished: a guest takes one CPU, and two cores have two.
+# Their report and counts join the rest at the end.
+foreign_boots() {
+	P=0 F=0 S=0
+	while [ ! -e "$logs/kunit.done" ]; do sleep 10; done
+	section "arm64 (qemu-system-aarch64 -M virt -cpu max, TCG)"
+	if [ $have_a64 = 1 ]; then
+		A_K=$B/arm64/arch/arm64/boot/Image
+		# The suites run at every boot of this kernel; memcg off lets the
+		# migration case run (see alloc_tag_test_migrate).
+		ARCH=arm64 boot "$A_K" a64-kunit kunit-boot.sh "cgroup_disable=memory"
+		ARCH=arm64 boot "$A_K" a64-allocinfo allocinfo.sh ""
+		if [ $have_mod_a64 = 1 ]; then
+			# shellcheck disable=SC2046
+			ARCH=arm64 boot "$A_K" a64-modules modules.sh "" $(mods arm64)
+			# shellcheck disable=SC2046
+			ARCH=arm64 CPUS=2 boot "$A_K" a64-stress stress.sh "" $(mods arm64)
+			ARCH=arm64 boot "$A_K" a64-capture capture.sh "" \
+				"$B/testmod-arm64/allocprof_holder.ko" \
+				"$B/testmod-arm64/allocprof_capture.ko" \
+				"$B/testmod-arm64/allocprof_stress.ko" \
+				"$B/selftest-arm64/allocinfo-static"
+			if [ -x "$B/selftest-arm64/allocinfo_ioctl" ]; then
+				ARCH=arm64 boot "$A_K" a64-ioctl ioctl.sh "" \
+					"$B/selftest-arm64/allocinfo_ioctl" \
+					"$B/testmod-arm64/allocprof_pcpu.ko" \
+					"$B/testmod-arm64/allocprof_many.ko"
+			else
+				ko "boot a64-ioctl (no kselftest binary)"
+			fi
+		else
+			ko "arm64 module and stress checks (no modules)"
+		fi
+		ARCH=arm64 boot "$A_K" a64-never never.sh "sysctl.vm.mem_profiling=never"
+		ARCH=arm64 boot "$A_K" a64-bootoff bootoff.sh "sysctl.vm.mem_profiling=0"
+		ARCH=arm64 boot "$A_K" a64-badparam badparam.sh "sysctl.vm.mem_profiling=bogus,nodez"
+	else
+		ko "arm64 boot checks (no kernel)"
+	fi
+
+	section "i386 (qemu-system-i386, PAE, 1.5 GiB: high memory)"
+	if [ $have_i386 = 1 ]; then
+		I_K=$B/i386/arch/x86/boot/bzImage
+		I_M=$B/testmod-i386
+		export MEM=1536
+		ARCH=i386 boot "$I_K" i386-allocinfo allocinfo.sh ""
+		if [ $have_mod_i386 = 1 ]; then
+			# shellcheck disable=SC2046
+			ARCH=i386 CPUS=2 boot "$I_K" i386-modules modules.sh "" $(mods i386)
+			ARCH=i386 boot "$I_K" i386-memcg memcg.sh "sysctl.vm.mem_profiling=0" \
+				"$I_M/allocprof_memcg.ko"
+			ARCH=i386 CPUS=2 boot "$I_K" i386-bootoff bootoff.sh \
+				"sysctl.vm.mem_profiling=0" "$I_M/allocprof_pcpu.ko"
+			ARCH=i386 boot "$I_K" i386-kprobe kprobe.sh "" "$I_M/allocprof_kprobe.ko"
+		else
+			ko "i386 module checks (no modules)"
+		fi
+		ARCH=i386 boot "$I_K" i386-never never.sh "sysctl.vm.mem_profiling=never"
+		unset MEM
+	else
+		ko "i386 boot checks (no kernel)"
+	fi
+	echo "$P $F $S" >"$logs/foreign.counts"
+}
+rm -f "$logs/foreign.counts"
+foreign_boots >"$logs/foreign.out" 2>&1 &
+foreign_pid=$!
 
 section "QEMU boot checks"
 K=$B/kernel/arch/x86/boot/bzImage
@@ -443,64 +518,6 @@ else
 	ko "KCSAN boot (no kernel or modules)"
 fi
 
-section "arm64 (qemu-system-aarch64 -M virt -cpu max, TCG)"
-if [ $have_a64 = 1 ]; then
-	A_K=$B/arm64/arch/arm64/boot/Image
-	# The suites run at every boot of this kernel; memcg off lets the
-	# migration case run (see alloc_tag_test_migrate).
-	ARCH=arm64 boot "$A_K" a64-kunit kunit-boot.sh "cgroup_disable=memory"
-	ARCH=arm64 boot "$A_K" a64-allocinfo allocinfo.sh ""
-	if [ $have_mod_a64 = 1 ]; then
-		# shellcheck disable=SC2046
-		ARCH=arm64 boot "$A_K" a64-modules modules.sh "" $(mods arm64)
-		# shellcheck disable=SC2046
-		ARCH=arm64 CPUS=2 boot "$A_K" a64-stress stress.sh "" $(mods arm64)
-		ARCH=arm64 boot "$A_K" a64-capture capture.sh "" \
-			"$B/testmod-arm64/allocprof_holder.ko" \
-			"$B/testmod-arm64/allocprof_capture.ko" \
-			"$B/testmod-arm64/allocprof_stress.ko" \
-			"$B/selftest-arm64/allocinfo-static"
-		if [ -x "$B/selftest-arm64/allocinfo_ioctl" ]; then
-			ARCH=arm64 boot "$A_K" a64-ioctl ioctl.sh "" \
-				"$B/selftest-arm64/allocinfo_ioctl" \
-				"$B/testmod-arm64/allocprof_pcpu.ko" \
-				"$B/testmod-arm64/allocprof_many.ko"
-		else
-			ko "boot a64-ioctl (no kselftest binary)"
-		fi
-	else
-		ko "arm64 module and stress checks (no modules)"
-	fi
-	ARCH=arm64 boot "$A_K" a64-never never.sh "sysctl.vm.mem_profiling=never"
-	ARCH=arm64 boot "$A_K" a64-bootoff bootoff.sh "sysctl.vm.mem_profiling=0"
-	ARCH=arm64 boot "$A_K" a64-badparam badparam.sh "sysctl.vm.mem_profiling=bogus,nodez"
-else
-	ko "arm64 boot checks (no kernel)"
-fi
-
-section "i386 (qemu-system-i386, PAE, 1.5 GiB: high memory)"
-if [ $have_i386 = 1 ]; then
-	I_K=$B/i386/arch/x86/boot/bzImage
-	I_M=$B/testmod-i386
-	export MEM=1536
-	ARCH=i386 boot "$I_K" i386-allocinfo allocinfo.sh ""
-	if [ $have_mod_i386 = 1 ]; then
-		# shellcheck disable=SC2046
-		ARCH=i386 CPUS=2 boot "$I_K" i386-modules modules.sh "" $(mods i386)
-		ARCH=i386 boot "$I_K" i386-memcg memcg.sh "sysctl.vm.mem_profiling=0" \
-			"$I_M/allocprof_memcg.ko"
-		ARCH=i386 CPUS=2 boot "$I_K" i386-bootoff bootoff.sh \
-			"sysctl.vm.mem_profiling=0" "$I_M/allocprof_pcpu.ko"
-		ARCH=i386 boot "$I_K" i386-kprobe kprobe.sh "" "$I_M/allocprof_kprobe.ko"
-	else
-		ko "i386 module checks (no modules)"
-	fi
-	ARCH=i386 boot "$I_K" i386-never never.sh "sysctl.vm.mem_profiling=never"
-	unset MEM
-else
-	ko "i386 boot checks (no kernel)"
-fi
-
 section "KUnit (UML)"
 wait $kunit_pid
 krc=$?
@@ -517,6 +534,14 @@ if [ -n "$line" ]; then
 else
 	tail -40 "$kunit_log"
 	ko "kunit.py produced no result (status $krc)"
+fi
+
+wait $foreign_pid
+cat "$logs/foreign.out"
+if read -r fp ff fs <"$logs/foreign.counts"; then
+	P=$((P + fp)); F=$((F + ff)); S=$((S + fs))
+else
+	ko "arm64 and i386 boots ended without their counts"
 fi
 
 section "FORTIFY_SOURCE (modules against modules_prepare of -O2 FORTIFY kernels)"
