@@ -105,8 +105,9 @@ build kmemleak guest prof-on numa kmemleak && have_kml=1 || have_kml=0
 build kcsan guest prof-on kcsan && have_kcsan=1 || have_kcsan=0
 # arm64, cross-compiled: profiling on, the KUnit suites built in.
 ARCH=arm64 build arm64 guest arm64 prof-on kunit && have_a64=1 || have_a64=0
-# i386, as Debian's 686-pae: PAE, high memory, memcg, no virtual memmap.
-ARCH=i386 build i386 guest prof-on i386 && have_i386=1 || have_i386=0
+# i386, as Debian's 686-pae: PAE, high memory, memcg, no virtual memmap;
+# the KUnit suites built in, for their 32-bit arithmetic.
+ARCH=i386 build i386 guest prof-on i386 kunit && have_i386=1 || have_i386=0
 
 # KUnit under UML is built and run in the background on one job while the
 # QEMU checks below, which use one CPU each, run; it is counted at the end.
@@ -267,6 +268,7 @@ foreign_boots() {
 		I_K=$B/i386/arch/x86/boot/bzImage
 		I_M=$B/testmod-i386
 		export MEM=1536
+		ARCH=i386 boot "$I_K" i386-kunit kunit-boot.sh "cgroup_disable=memory"
 		ARCH=i386 boot "$I_K" i386-allocinfo allocinfo.sh ""
 		if [ $have_mod_i386 = 1 ]; then
 			# shellcheck disable=SC2046
