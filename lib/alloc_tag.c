@@ -1,9 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * Memory allocation profiling core: tag counters, page tags, /proc/allocinfo
- * and vm.mem_profiling.  The allocators charge through the hooks in mm/;
- * optional features (call-stack capture, per-node counters, the ioctl)
- * register with the core and are unknown to it.
+ * and vm.mem_profiling.  Optional features register with it as consumers.
  */
 #define pr_fmt(fmt) "alloc_tag: " fmt
 
@@ -40,24 +38,17 @@ DEFINE_STATIC_KEY_FALSE(alloc_tag_extras_key);
 
 static struct codetag_type *alloc_tag_cttype __ro_after_init;
 
-/* vm.mem_profiling and its boot parameter */
-
 /* "never": profiling was refused at boot and cannot be switched on. */
 static bool mem_profiling_never;
-/* Whether to switch profiling on at the end of mm_init(). */
 static bool mem_profiling_boot_on __initdata =
 	IS_ENABLED(CONFIG_MEM_ALLOC_PROFILING_ENABLED_BY_DEFAULT);
-/*
- * The boot parameter's value: its ",word" options choose consumers, and
- * do_sysctl_args() writes it once more after the initcalls.
- */
+/* The boot parameter, which do_sysctl_args() writes again after initcalls. */
 static char mem_profiling_arg[32];
 static bool mem_profiling_replay;
 static DEFINE_MUTEX(mem_profiling_mutex);
 
 static int alloc_tag_first_on(void);
 
-/* The first switch-on also allocates what profiling needs. */
 static int mem_profiling_set(bool on)
 {
 	int err;
@@ -106,7 +97,6 @@ static int __init mem_profiling_early(char *arg)
 }
 early_param("sysctl.vm.mem_profiling", mem_profiling_early);
 
-/* Was ",@word" given after the boot parameter's value? */
 static bool mem_profiling_option(const char *word)
 {
 	const char *p = strchr(mem_profiling_arg, ',');
@@ -210,8 +200,6 @@ static struct ctl_table mem_profiling_table[] = {
 };
 #endif /* CONFIG_SYSCTL */
 
-/* Consumers */
-
 #define ALLOC_TAG_MAX_CONSUMERS	4
 
 static struct alloc_tag_consumer *consumers[ALLOC_TAG_MAX_CONSUMERS];
@@ -294,7 +282,6 @@ bool alloc_tag_boot_option(const char *word)
 	return mem_profiling_option(word);
 }
 
-/* Every option word must name a registered consumer. */
 static void __init alloc_tag_check_options(void)
 {
 	const char *p = strchr(mem_profiling_arg, ',');
@@ -343,8 +330,6 @@ u32 __init alloc_tag_flags_reserve(unsigned int nr)
  * @nid: see struct alloc_tag_consumer
  * @bytes: as charged
  * @caller: see struct alloc_tag_consumer
- *
- * Called by the hooks while alloc_tag_extras_enabled().
  */
 void alloc_tag_extras_charge(struct alloc_tag *tag, unsigned long key,
 			     int nid, long bytes, unsigned long caller)
@@ -401,8 +386,6 @@ static void consumers_tags(struct alloc_tag *tags, size_t n, bool load)
 			c->release(tags, n);
 	}
 }
-
-/* Reading the counters */
 
 /*
  * Signed sum, taken while others charge: an object allocated on a CPU
@@ -531,8 +514,7 @@ static atomic_long_t alloc_tag_metadata_failures;
  * alloc_tag_metadata_failed() - no memory to record an object's tag
  * @tag: the tag the object should have been charged to
  *
- * The object is handed out uncharged: mark @tag "accurate:no" in
- * /proc/allocinfo and log the first such failure.
+ * The object goes uncharged: @tag is marked "accurate:no" in /proc/allocinfo.
  *
  * Context: any context.
  */
@@ -602,13 +584,10 @@ static int __init alloc_tag_metadata_report(void)
 }
 late_initcall_sync(alloc_tag_metadata_report);
 
-/* Page-tag numbers */
-
 /*
- * vmlinux's tags are 1..pgtag_nr_vmlinux, modules' follow.  The table of
- * module numbers only grows and a replaced one is kept, so that a page's
- * free looks its tag up without RCU, whose read side is a call on
- * preemptible kernels.  A free slot is NULL.
+ * vmlinux's tags are 1..pgtag_nr_vmlinux, modules' follow.  The module table
+ * only grows and a replaced one is kept, so that a page's free looks its tag
+ * up without RCU, whose read side is a call on preemptible kernels.
  */
 static struct pgtag_mod_table pgtag_mod_none;
 struct pgtag_mod_table *pgtag_mod_table = &pgtag_mod_none;
@@ -708,14 +687,11 @@ static void pgtag_unregister_module(struct alloc_tag *tags, size_t n)
 	mutex_unlock(&pgtag_mod_lock);
 }
 
-/* Page tags */
-
 /*
- * Page tags live in the page->flags field of <linux/page-flags-layout.h> if
- * it numbers every vmlinux tag and PGTAG_MOD_RESERVE module tags, else in
- * an array of 4 bytes per page frame: a chunk per memory section (or per
- * 2^PGTAG_CHUNK_SHIFT frames without SPARSEMEM), for online memory, behind
- * a directory that only grows (a replaced one is kept: lookups take no lock).
+ * Page tags live in page->flags if its field numbers every vmlinux tag and
+ * PGTAG_MOD_RESERVE module tags, else in an array of 4 bytes per page frame:
+ * a chunk per section (or PGTAG_CHUNK_PAGES frames) of online memory, behind
+ * a directory that only grows, old ones kept: lookups take no lock.
  */
 #define PGTAG_MOD_RESERVE	4096
 #define PGTAG_CHUNK_BYTES	(PGTAG_CHUNK_PAGES * sizeof(u32))
@@ -758,8 +734,7 @@ void __pgalloc_tag_unknown(u32 idx)
  * @tag: their tag
  * @page: the block's first page
  * @nr: how many pages
- * @calls: 1, or 0 for the later pages of a block (see struct
- *	alloc_tag_consumer)
+ * @calls: 1, or 0 for a block's later pages (see struct alloc_tag_consumer)
  */
 void __pgalloc_tag_sub_extras(struct alloc_tag *tag, struct page *page,
 			      unsigned int nr, int calls)
@@ -1034,7 +1009,6 @@ static void pgtag_uncover(unsigned long start, unsigned long nr_pages)
 	struct pgtag_dir *dir;
 	u32 *chunk;
 
-	/* Nothing was ever charged: no walk over the memory. */
 	if (!mem_alloc_profiling_ever_enabled())
 		return;
 	mutex_lock(&pgtag_dir_lock);
@@ -1137,8 +1111,6 @@ static size_t pgtag_array_bytes(void)
 	return atomic_long_read(&pgtag_chunks) * PGTAG_CHUNK_BYTES +
 	       struct_size(dir, chunk, dir->nr);
 }
-
-/* /proc/allocinfo */
 
 struct allocinfo_private {
 	struct codetag_iterator iter;
@@ -1341,8 +1313,6 @@ static const struct proc_ops allocinfo_proc_ops = {
 #endif
 };
 
-/* Memory reports (OOM, SysRq-m) */
-
 #define SHOW_TOP_MAX	10
 
 struct show_top {
@@ -1409,8 +1379,6 @@ void alloc_tag_show_mem(void)
 		codetag_unlock_module_list(cttype);
 	alloc_tag_print_metadata();
 }
-
-/* Modules */
 
 static size_t range_tags(struct codetag_range *range, struct alloc_tag **first)
 {
@@ -1516,7 +1484,6 @@ static int alloc_tag_first_on(void)
 		       nr_vmlinux_tags());
 		goto out;
 	}
-	/* The modules loaded so far. */
 	range = NULL;
 	iter = codetag_get_ct_iter(alloc_tag_cttype);
 	while (alloc_tag_cttype && !err && (ct = codetag_next_ct(&iter))) {
@@ -1617,8 +1584,6 @@ static bool alloc_tag_module_unload(struct codetag_type *cttype,
 	alloc_tag_released_check();
 	return false;
 }
-
-/* Debugging */
 
 #ifdef CONFIG_MEM_ALLOC_PROFILING_DEBUG
 /**

@@ -265,12 +265,10 @@ struct codetag_iterator codetag_get_ct_iter(struct codetag_type *cttype)
  * codetag_next_ct() - advance an iterator to the next tag
  * @iter: the iterator
  *
- * Tags come range by range in load order, vmlinux first, each once; if the
- * current range went away while the lock was dropped, the walk goes on with
- * the next one.  Clear @iter->ct before resuming (it may have gone with its
- * module): the tag at @iter's position is then returned again.  A step
- * costs O(1), but the first after ranges came or went, which finds the
- * position again by range id.
+ * Tags come range by range in load order, vmlinux first, each once.  To
+ * resume after dropping the lock, clear @iter->ct (it may have gone with its
+ * module): the tag at @iter's position comes again, or the next range's first
+ * if its range went.  A step is O(1) unless ranges came or went since.
  *
  * Context: under codetag_lock_module_list().
  * Return: the next tag, or NULL at the end.
@@ -525,9 +523,8 @@ void *codetag_place_module_section(struct module *mod, const char *name,
 }
 
 /*
- * Point a kept range's strings (3 per tag) at copies of those in the
- * module's memory, or at "?" if there is no memory for the copies.  A
- * section lists the tags of a function, and of a file, next to each other:
+ * Point a kept range's strings (3 per tag) at copies, or at "?" without
+ * memory for them.  Tags of a function or a file are adjacent in a section:
  * a string that the previous tag had too is copied once.
  */
 static void copy_range_strings(struct codetag_type *cttype,

@@ -1,13 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Memory allocation profiling: a tag per allocation call site.
- *
- * alloc_hooks() defines a static tag for the calling line and makes it
- * current->alloc_tag while the allocation runs; the allocator charges it and
- * keeps it with the object for the free.  A helper that allocates for its
- * caller is named foo_noprof(), calls only _noprof APIs, and is wrapped by
- * "#define foo(...) alloc_hooks(foo_noprof(__VA_ARGS__))": each caller of
- * foo() is then charged.
+ * Memory allocation profiling: a tag per allocation call site.  A helper
+ * that allocates for its caller is foo_noprof(), calls only _noprof APIs,
+ * and is wrapped by "#define foo(...) alloc_hooks(foo_noprof(__VA_ARGS__))".
  */
 #ifndef _LINUX_ALLOC_TAG_H
 #define _LINUX_ALLOC_TAG_H
@@ -33,7 +28,6 @@ struct alloc_tag_counters {
  * struct alloc_tag - an allocation call site and its counters
  * @ct: where the call site is
  * @counters: per-CPU counters; NULL until profiling is first switched on
- *	(for a module loaded after that, until it loads)
  */
 struct alloc_tag {
 	struct codetag ct;
@@ -41,9 +35,8 @@ struct alloc_tag {
 } __aligned(8);
 
 /*
- * "Deliberately not charged": the task's tag while profiling allocates its
- * own metadata; with CONFIG_MEM_ALLOC_PROFILING_DEBUG also the stored tag of
- * a slab object allocated without a real tag while profiling was on.
+ * "Deliberately not charged": the task's tag for profiling's own metadata;
+ * with _DEBUG also the stored tag of a slab object allocated untagged.
  */
 #define ALLOC_TAG_NONE		((struct alloc_tag *)1UL)
 
@@ -58,8 +51,7 @@ struct page;
 
 /**
  * struct alloc_tag_consumer - an optional user of the charge hooks
- * @option: the word that chooses it in "sysctl.vm.mem_profiling=1,word",
- *	or NULL
+ * @option: its word in "sysctl.vm.mem_profiling=1,word", or NULL
  * @start: the first switch-on (or the registration after it) with
  *	profiling's numbers in place: set up, 0 to be called from then on
  * @load: a module's @tags have their numbers; its code has not run yet
@@ -99,25 +91,20 @@ struct alloc_tag_consumer {
 
 #ifdef CONFIG_MEM_ALLOC_PROFILING
 
-/*
- * The generic this_cpu_add() (UML) needs irqflags.h, and this header may be
- * reached from the end of <linux/percpu.h> before anything included it.
- */
+/* The generic this_cpu_add() (UML) needs irqflags.h, maybe not included yet. */
 #include <linux/irqflags.h>
 #include <linux/jump_label.h>
 #include <linux/percpu.h>
 
 #define ALLOC_TAG_SECTION	alloc_tags
 
-/* The vmlinux tags, bracketed by CODETAG_SECTIONS() in the linker script. */
 extern struct alloc_tag __start_alloc_tags[];
 extern struct alloc_tag __stop_alloc_tags[];
 
 /*
  * codetag.flags: INACCURATE, a charge was lost for want of metadata;
- * CONSUMER, bits that consumers reserve (alloc_tag_flags_reserve());
- * INDEX_MASK, the page-tag number (0: none).  Each part is changed with
- * alloc_tag_flags_replace().
+ * CONSUMER, bits reserved with alloc_tag_flags_reserve(); INDEX_MASK, the
+ * page-tag number.
  */
 #define ALLOC_TAG_INACCURATE		BIT(31)
 #define ALLOC_TAG_CONSUMER_FLAGS	GENMASK(30, 27)
@@ -132,8 +119,7 @@ static __always_inline bool alloc_tag_is_real(const struct alloc_tag *tag)
  * alloc_tag_to_index() - the page-tag number of a tag, or 0 if it has none
  * @tag: a real tag
  *
- * Numbers are small and dense (vmlinux's tags 1 to N, then modules'):
- * consumers index their own per-tag data by them.
+ * Numbers are dense: consumers index their own per-tag data by them.
  */
 static __always_inline u32 alloc_tag_to_index(const struct alloc_tag *tag)
 {
@@ -141,10 +127,7 @@ static __always_inline u32 alloc_tag_to_index(const struct alloc_tag *tag)
 	return READ_ONCE(tag->ct.flags) & ALLOC_TAG_INDEX_MASK;
 }
 
-/*
- * Both start false even if profiling is on by default: the first switch-on
- * (then at the end of mm_init()) sets them after allocating what they need.
- */
+/* Off even if on by default: the first switch-on sets them after allocating. */
 DECLARE_STATIC_KEY_FALSE(mem_alloc_profiling_key);
 DECLARE_STATIC_KEY_FALSE(mem_alloc_profiling_ever_key);
 
@@ -159,16 +142,14 @@ static __always_inline bool mem_alloc_profiling_enabled(void)
 /**
  * mem_alloc_profiling_ever_enabled() - has profiling been on since boot?
  *
- * Frees look for a tag once this is true: an object charged while profiling
- * was on must release and clear its tag even if freed after a switch-off,
- * or its slot would carry a stale tag into a later allocation.
+ * Frees look for a tag once this is true, even after a switch-off, lest a
+ * charged object's slot carry a stale tag into a later allocation.
  */
 static __always_inline bool mem_alloc_profiling_ever_enabled(void)
 {
 	return static_branch_unlikely(&mem_alloc_profiling_ever_key);
 }
 
-/* On while a consumer is active; the hooks then call alloc_tag_extras_*(). */
 DECLARE_STATIC_KEY_FALSE(alloc_tag_extras_key);
 
 /**
@@ -207,7 +188,6 @@ int alloc_tag_for_each(int (*fn)(struct alloc_tag *tag, const char *modname,
 				 void *arg), void *arg);
 u64 alloc_tag_content_id(void);
 
-/* Files that list the tags as /proc/allocinfo does. */
 struct file;
 struct inode;
 struct seq_file;
@@ -233,7 +213,6 @@ struct allocinfo_ioctl_ops {
 
 void allocinfo_ioctl_register(const struct allocinfo_ioctl_ops *ops);
 
-/* What a write to vm.mem_profiling does. */
 int mem_alloc_profiling_switch(bool on);
 
 #ifdef CONFIG_MEM_ALLOC_PROFILING_DEBUG
@@ -265,11 +244,7 @@ static inline void alloc_tag_flags_replace(struct alloc_tag *tag,
 		;
 }
 
-/*
- * Charges come from any context, interrupts included: this_cpu_add() is
- * irq-safe (one instruction on x86, an atomic or LL/SC add on arm64,
- * interrupts off in the generic version).
- */
+/* Any context, interrupts included: this_cpu_add() is irq-safe. */
 static __always_inline void alloc_tag_counters_add(struct alloc_tag *tag,
 						   s64 bytes, s64 calls)
 {
@@ -317,9 +292,8 @@ static __always_inline void alloc_tag_uncharge(struct alloc_tag **ref,
 }
 
 /*
- * Macros below, as this header cannot include <linux/sched.h>: that includes
- * it (via <linux/percpu.h>) before task_struct is defined.  Headers expanding
- * them (<linux/gfp.h>, ...) include <linux/sched.h> at their end.
+ * Macros: <linux/sched.h> includes this header (via <linux/percpu.h>) before
+ * task_struct is defined; headers using them include it at their end.
  */
 
 /**

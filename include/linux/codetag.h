@@ -127,7 +127,6 @@ unsigned long codetag_type_generation(struct codetag_type *cttype);
 #endif /* CONFIG_CODE_TAGGING */
 
 #if defined(CONFIG_CODE_TAGGING) && defined(CONFIG_MODULES)
-/* Called by the module loader only. */
 bool codetag_module_section(const char *name);
 void *codetag_place_module_section(struct module *mod, const char *name,
 				   const void *src, size_t size);

@@ -1,10 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Page allocation tags: a block's first page keeps its tag's number, in
- * page->flags or in a 4-byte slot per page frame.  While profiling is off
- * each hook is a patched branch and nothing else; while it is on, the
- * charge and the uncharge of a block are in line, as the page allocator's
- * other per-page work is.
+ * page->flags or in a 4-byte slot per page frame (see lib/alloc_tag.c).
+ * Off, each hook is a patched branch; on, a block's charge and uncharge are
+ * in line, as the page allocator's other per-page work is.
  */
 #ifndef _LINUX_PGALLOC_TAG_H
 #define _LINUX_PGALLOC_TAG_H
@@ -18,13 +17,6 @@ struct page;
 #include <linux/mm.h>
 #include <linux/sched.h>
 
-/*
- * The storage, lib/alloc_tag.c's: page->flags' field if it numbers every
- * vmlinux tag and enough module tags, else an array of a slot per page
- * frame, a chunk per memory section (or per 2^15 frames without
- * SPARSEMEM) behind a directory that only grows: a replaced one is kept,
- * so that lookups take no lock.
- */
 #define PGTAG_FLAGS_MASK	(ALLOC_TAG_WIDTH ?				\
 				 GENMASK(ALLOC_TAG_PGOFF + ALLOC_TAG_WIDTH - 1, \
 					 ALLOC_TAG_PGOFF) : 0UL)
@@ -73,9 +65,8 @@ static __always_inline bool pgtag_in_array(void)
 
 /*
  * The array slot of @page.  The hooks see only pages of online memory after
- * the first switch-on, which has its chunk: the switch-on and memory going
- * online allocate it or fail, and offlining frees it only once its pages
- * are offline.  A page breaking that rule warns and goes uncharged.
+ * the first switch-on, which has its chunk: the switch-on and onlining
+ * allocate it or fail, offlining frees it only once its pages are offline.
  */
 static __always_inline u32 *pgtag_slot(struct page *page)
 {
@@ -158,11 +149,7 @@ static __always_inline u32 pgtag_take_freed(struct page *page)
 	return idx;
 }
 
-/*
- * The tag of number @idx (not 0), or NULL if no tag has it: a module's
- * number is looked up without RCU, as the table only grows and a replaced
- * one is kept.
- */
+/* The tag of number @idx (not 0), or NULL; no RCU: see lib/alloc_tag.c. */
 static __always_inline struct alloc_tag *alloc_tag_from_index(u32 idx)
 {
 	const struct pgtag_mod_table *table;
@@ -180,8 +167,7 @@ static __always_inline struct alloc_tag *alloc_tag_from_index(u32 idx)
  * @page: first page of the block
  * @order: order of the block
  *
- * A module tag without a number (none were left at its load) was marked
- * accurate:no then: its blocks are not charged.
+ * A module tag left without a number (marked accurate:no) charges no block.
  */
 static __always_inline void pgalloc_tag_add(struct page *page,
 					    unsigned int order)
