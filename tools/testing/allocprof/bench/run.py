@@ -334,7 +334,7 @@ def boot_uml(linux, ko, append, timeout=600):
         elif k == "sysctl.vm.mem_profiling":
             args.append(a)
     cmd = ["timeout", "-k", "5", str(timeout), linux, "mem=256M",
-           "con0=fd:0,fd:1", "panic=-1", "loglevel=6"] + args
+           "con0=fd:0,fd:1", "panic=-1", "loglevel=7"] + args
     p = subprocess.run(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                        stderr=subprocess.STDOUT, universal_newlines=True)
     out = p.stdout.replace("\r", "")
