@@ -98,10 +98,10 @@ SPLAT='WARNING:|BUG:|KASAN|Kernel panic|Oops|possible recursive locking|'\
 PROVOKED='alloc_tag: allocation without a tag from untagged_(slab|page)\+0x[0-9a-f]+/0x[0-9a-f]+ \[allocprof_untagged\]'
 
 section "build matrix"
-build kernel guest prof-on numa && have_on=1 || have_on=0
+# kmemleak and failslab compiled in, off but for the kmemleak boots.
+build kernel guest prof-on numa kmemleak && have_on=1 || have_on=0
 build off guest prof-off slab && have_off=1 || have_off=0
 build sanitize guest debug sanitize && have_san=1 || have_san=0
-build kmemleak guest prof-on numa kmemleak && have_kml=1 || have_kml=0
 build kcsan guest prof-on kcsan && have_kcsan=1 || have_kcsan=0
 # arm64, cross-compiled: profiling on, the KUnit suites built in.
 ARCH=arm64 build arm64 guest arm64 prof-on kunit && have_a64=1 || have_a64=0
@@ -175,8 +175,6 @@ selftest() { # [ARCH=arm64] selftest NAME
 have_mod=0 have_mod_san=0
 [ $have_on = 1 ] && modules kernel && have_mod=1
 [ $have_san = 1 ] && modules sanitize && have_mod_san=1
-have_mod_kml=0
-[ $have_kml = 1 ] && modules kmemleak && have_mod_kml=1
 have_mod_kcsan=0
 [ $have_kcsan = 1 ] && modules kcsan && have_mod_kcsan=1
 have_mod_a64=0
@@ -384,7 +382,8 @@ if [ $have_on = 1 ]; then
 		boot "$K" cumulative cumulative.sh "" "$mod/allocprof_leaky.ko" \
 			"$B/allocinfo/allocinfo-static"
 		boot "$K" cumulative-boot cumulative.sh \
-			"sysctl.vm.mem_profiling=1,cumulative" "$mod/allocprof_leaky.ko"
+			"sysctl.vm.mem_profiling=1,cumulative" "$mod/allocprof_leaky.ko" \
+			"$B/allocinfo/allocinfo-static"
 		boot "$K" leaks leaks.sh "sysctl.vm.mem_profiling=1,cumulative" \
 			"$mod/allocprof_leaky.ko" "$B/allocinfo/allocinfo-static"
 	fi
@@ -450,14 +449,14 @@ else
 fi
 
 section "kmemleak (the series' own memory: modules, capture, switches, hotplug)"
-if [ $have_mod_kml = 1 ]; then
-	MEM=1024 TIMEOUT=900 boot "$B/kmemleak/arch/x86/boot/bzImage" kmemleak kmemleak.sh \
-		"slub_nomerge mem=512M memhp_default_state=online_movable pci=off" \
-		"$B/testmod-kmemleak/allocprof_test.ko" "$B/testmod-kmemleak/allocprof_holder.ko"
+if [ $have_mod = 1 ]; then
+	MEM=1024 TIMEOUT=900 boot "$K" kmemleak kmemleak.sh \
+		"kmemleak=on slub_nomerge mem=512M memhp_default_state=online_movable pci=off" \
+		"$mod/allocprof_test.ko" "$mod/allocprof_holder.ko"
 	# Booted off: the first switch-on fails for want of memory
 	# (failslab), then succeeds; page tags in the array.
-	CPUS=2 boot "$B/kmemleak/arch/x86/boot/bzImage" kml-bootoff bootoff.sh \
-		"sysctl.vm.mem_profiling=0" "$B/testmod-kmemleak/allocprof_pcpu.ko" \
+	CPUS=2 boot "$K" kml-bootoff bootoff.sh \
+		"kmemleak=on sysctl.vm.mem_profiling=0" "$mod/allocprof_pcpu.ko" \
 		"$B/enomem"
 else
 	ko "kmemleak boot (no kernel or modules)"
