@@ -285,38 +285,6 @@ def boot_qemu(kernel, ko, append, timeout=600, icount=False, arch="x86_64"):
     return p.returncode, p.stdout
 
 
-UML_INIT = """#!/bin/sh
-export PATH=/bin
-mount -t proc proc /proc
-mount -t sysfs sysfs /sys
-sh /guest.sh
-echo "ALLOCPROF-GUEST-EXIT=$?"
-poweroff -f
-"""
-
-
-def uml_root():
-    root = os.path.join(BENCH, "umlroot")
-    if os.path.exists(os.path.join(root, "init")):
-        return root
-    busybox = shutil.which("busybox")
-    if not busybox:
-        sys.exit("bench: busybox-static missing")
-    for d in ("bin", "proc", "sys", "dev", "tmp", "data"):
-        os.makedirs(os.path.join(root, d), exist_ok=True)
-    shutil.copy(busybox, os.path.join(root, "bin/busybox"))
-    for a in subprocess.check_output([busybox, "--list"],
-                                     universal_newlines=True).split():
-        if a != "busybox":
-            p = os.path.join(root, "bin", a)
-            if not os.path.lexists(p):
-                os.symlink("busybox", p)
-    with open(os.path.join(root, "init"), "w") as f:
-        f.write(UML_INIT)
-    os.chmod(os.path.join(root, "init"), 0o755)
-    return root
-
-
 # The guest's parameters (guest.sh's) as the built-in benchmark's.
 UML_PARAMS = {"bench_iter": "iterations", "bench_pattern": "pattern",
               "bench_acct": "account"}
