@@ -52,10 +52,7 @@ struct codetag_type {
 	size_t count;
 };
 
-/*
- * Protects codetag_types, ct_modules, ct_chunks and the placed ranges;
- * taken before any type's lock.
- */
+/* Protects these lists, ct_chunks and placed ranges; outside types' locks. */
 static DEFINE_MUTEX(codetag_lock);
 static LIST_HEAD(codetag_types);
 static LIST_HEAD(ct_modules);
@@ -71,18 +68,25 @@ static struct codetag *range_tag(struct codetag_type *cttype,
 	return (struct codetag *)((char *)r->start + idx * cttype->desc.tag_size);
 }
 
-static bool range_valid(const struct codetag_type_desc *desc, void *start,
-			size_t bytes)
+static bool range_valid(const struct codetag_type_desc *desc,
+			struct codetag *start, struct codetag *stop)
 {
-	return IS_ALIGNED((unsigned long)start, 8) &&
-	       bytes % desc->tag_size == 0;
+	return stop >= start && IS_ALIGNED((unsigned long)start, 8) &&
+	       ((char *)stop - (char *)start) % desc->tag_size == 0;
 }
 
-#ifdef CONFIG_MODULES
+static struct codetag_type *find_type(const char *section)
+{
+	struct codetag_type *cttype;
+
+	lockdep_assert_held(&codetag_lock);
+	list_for_each_entry(cttype, &codetag_types, node)
+		if (!strcmp(cttype->desc.section, section))
+			return cttype;
+	return NULL;
+}
+
 static void ct_section_free(void *start, size_t size);
-#else
-static inline void ct_section_free(void *start, size_t size) {}
-#endif
 
 /* List a new (vmlinux) or placed range in its type. */
 static void ct_list_range(struct ct_range *range)
@@ -126,25 +130,22 @@ struct codetag_type *codetag_register_type(const struct codetag_type_desc *desc)
 {
 	struct codetag_type *cttype;
 	struct ct_range *range;
-	size_t bytes;
 
+	/* tag_size is checked first: range_valid() divides by it. */
 	if (!desc->section || desc->tag_size < sizeof(struct codetag) ||
-	    !IS_ALIGNED(desc->tag_size, 8))
-		return ERR_PTR(-EINVAL);
-	bytes = (char *)desc->vmlinux_stop - (char *)desc->vmlinux_start;
-	if (desc->vmlinux_stop < desc->vmlinux_start ||
-	    !range_valid(desc, desc->vmlinux_start, bytes))
+	    !IS_ALIGNED(desc->tag_size, 8) ||
+	    !range_valid(desc, desc->vmlinux_start, desc->vmlinux_stop))
 		return ERR_PTR(-EINVAL);
 
 	mutex_lock(&codetag_lock);
-	list_for_each_entry(cttype, &codetag_types, node) {
-		if (!strcmp(cttype->desc.section, desc->section)) {
-			cttype = ERR_PTR(-EEXIST);
-			goto out;
-		}
+	if (find_type(desc->section)) {
+		cttype = ERR_PTR(-EEXIST);
+		goto out;
 	}
 	cttype = kzalloc(sizeof(*cttype), GFP_KERNEL);
-	if (!cttype) {
+	range = cttype ? kzalloc(sizeof(*range), GFP_KERNEL) : NULL;
+	if (!range) {
+		kfree(cttype);
 		cttype = ERR_PTR(-ENOMEM);
 		goto out;
 	}
@@ -153,12 +154,6 @@ struct codetag_type *codetag_register_type(const struct codetag_type_desc *desc)
 	INIT_LIST_HEAD(&cttype->ranges);
 	/* Ids start at 1: 0 means "not listed". */
 	cttype->next_id = 1;
-	range = kzalloc(sizeof(*range), GFP_KERNEL);
-	if (!range) {
-		kfree(cttype);
-		cttype = ERR_PTR(-ENOMEM);
-		goto out;
-	}
 	range->r.start = desc->vmlinux_start;
 	range->r.stop = desc->vmlinux_stop;
 	range->r.modname = "";
@@ -254,11 +249,7 @@ unsigned long codetag_type_generation(struct codetag_type *cttype)
  */
 struct codetag_iterator codetag_get_ct_iter(struct codetag_type *cttype)
 {
-	struct codetag_iterator iter = {
-		.cttype = cttype,
-	};
-
-	return iter;
+	return (struct codetag_iterator){ .cttype = cttype };
 }
 
 /**
@@ -300,11 +291,8 @@ struct codetag *codetag_next_ct(struct codetag_iterator *iter)
 		}
 		idx = 0;
 	}
-	iter->range_id = cttype->next_id;
-	iter->index = 0;
-	iter->range = NULL;
-	iter->node = NULL;
-	iter->ct = NULL;
+	*iter = (struct codetag_iterator){ .cttype = cttype,
+					   .range_id = cttype->next_id };
 	return NULL;
 }
 
@@ -339,34 +327,11 @@ static LIST_HEAD(ct_chunks);
 
 static void ct_chunk_free(struct ct_chunk *c)
 {
+	list_del(&c->node);
 	if (c->pool)
 		gen_pool_destroy(c->pool);
 	module_memfree(c->mem);
 	kfree(c);
-}
-
-static struct ct_chunk *ct_chunk_new(size_t size)
-{
-	struct ct_chunk *c = kzalloc(sizeof(*c), GFP_KERNEL);
-
-	if (!c)
-		return NULL;
-	c->size = max_t(size_t, CT_CHUNK_SIZE, PAGE_ALIGN(size));
-	c->pool = gen_pool_create(ilog2(8), NUMA_NO_NODE);
-	c->mem = module_alloc(c->size);
-	if (!c->pool || !c->mem)
-		goto fail;
-	if (set_memory_nx((unsigned long)c->mem, c->size >> PAGE_SHIFT)) {
-		pr_warn("cannot make module tag memory non-executable\n");
-		goto fail;
-	}
-	if (gen_pool_add(c->pool, (unsigned long)c->mem, c->size, NUMA_NO_NODE))
-		goto fail;
-	list_add(&c->node, &ct_chunks);
-	return c;
-fail:
-	ct_chunk_free(c);
-	return NULL;
 }
 
 static void *ct_section_alloc(size_t size)
@@ -380,15 +345,30 @@ static void *ct_section_alloc(size_t size)
 		if (addr)
 			goto found;
 	}
-	c = ct_chunk_new(size);
+	c = kzalloc(sizeof(*c), GFP_KERNEL);
 	if (!c)
 		return NULL;
+	list_add(&c->node, &ct_chunks);
+	c->size = max_t(size_t, CT_CHUNK_SIZE, PAGE_ALIGN(size));
+	c->pool = gen_pool_create(ilog2(8), NUMA_NO_NODE);
+	c->mem = module_alloc(c->size);
+	if (!c->pool || !c->mem)
+		goto fail;
+	if (set_memory_nx((unsigned long)c->mem, c->size >> PAGE_SHIFT)) {
+		pr_warn("cannot make module tag memory non-executable\n");
+		goto fail;
+	}
+	if (gen_pool_add(c->pool, (unsigned long)c->mem, c->size, NUMA_NO_NODE))
+		goto fail;
 	addr = gen_pool_alloc(c->pool, size);
 	if (WARN_ON_ONCE(!addr))
 		return NULL;
 found:
 	c->used += size;
 	return (void *)addr;
+fail:
+	ct_chunk_free(c);
+	return NULL;
 }
 
 static void ct_section_free(void *start, size_t size)
@@ -403,27 +383,15 @@ static void ct_section_free(void *start, size_t size)
 			continue;
 		gen_pool_free(c->pool, (unsigned long)start, size);
 		c->used -= size;
-		if (!c->used) {
-			list_del(&c->node);
+		if (!c->used)
 			ct_chunk_free(c);
-		}
 		return;
 	}
 	WARN_ONCE(1, "codetag: section at %p is in no chunk\n", start);
 }
 
-static struct codetag_type *find_type(const char *section)
-{
-	struct codetag_type *cttype;
-
-	lockdep_assert_held(&codetag_lock);
-	list_for_each_entry(cttype, &codetag_types, node)
-		if (!strcmp(cttype->desc.section, section))
-			return cttype;
-	return NULL;
-}
-
-static struct ct_module *find_cmod(struct module *mod)
+/* @mod's ct_module; if it has none, a new one with @create, else NULL. */
+static struct ct_module *find_cmod(struct module *mod, bool create)
 {
 	struct ct_module *cmod;
 
@@ -431,16 +399,7 @@ static struct ct_module *find_cmod(struct module *mod)
 	list_for_each_entry(cmod, &ct_modules, node)
 		if (cmod->mod == mod)
 			return cmod;
-	return NULL;
-}
-
-static struct ct_module *get_cmod(struct module *mod)
-{
-	struct ct_module *cmod = find_cmod(mod);
-
-	if (cmod)
-		return cmod;
-	cmod = kzalloc(sizeof(*cmod), GFP_KERNEL);
+	cmod = create ? kzalloc(sizeof(*cmod), GFP_KERNEL) : NULL;
 	if (!cmod)
 		return NULL;
 	cmod->mod = mod;
@@ -496,7 +455,7 @@ void *codetag_place_module_section(struct module *mod, const char *name,
 	void *dst = NULL;
 
 	mutex_lock(&codetag_lock);
-	cmod = get_cmod(mod);
+	cmod = find_cmod(mod, true);
 	if (cmod)
 		range = kzalloc(sizeof(*range), GFP_KERNEL);
 	if (range)
@@ -530,7 +489,7 @@ void *codetag_place_module_section(struct module *mod, const char *name,
 static void copy_range_strings(struct codetag_type *cttype,
 			       struct ct_range *range, struct module *mod)
 {
-	size_t i, k, n = range_size(cttype, &range->r), len = 0;
+	size_t i, k, l, n = range_size(cttype, &range->r), len = 0;
 	const char *old[3], *new[3] = { "?", "?", "?" };
 	char *p = NULL;
 	int pass;
@@ -544,7 +503,6 @@ static void copy_range_strings(struct codetag_type *cttype,
 
 			for (k = 0; k < 3; k++) {
 				const char *s = *f[k];
-				size_t l;
 
 				if (!s || !within_module((unsigned long)s, mod))
 					continue;
@@ -572,10 +530,12 @@ static void copy_range_strings(struct codetag_type *cttype,
 }
 
 /*
- * Drop the kept ranges their types no longer need.  Runs at every module
- * load and unload: that is when their memory and numbers are wanted.
+ * With @cmod, whose module is going away: free its ranges that their type
+ * no longer references, keep the others with copies of their strings (the
+ * caller puts @cmod).  Without: free the kept ranges no longer referenced,
+ * at every module load and unload, as that is when their memory is wanted.
  */
-static void release_unloaded(void)
+static void release_ranges(struct ct_module *cmod)
 {
 	struct codetag_type *cttype;
 	struct ct_range *range, *tmp;
@@ -584,14 +544,21 @@ static void release_unloaded(void)
 	list_for_each_entry(cttype, &codetag_types, node) {
 		down_write(&cttype->lock);
 		list_for_each_entry_safe(range, tmp, &cttype->ranges, node) {
-			struct ct_module *cmod = range->cmod;
+			struct ct_module *owner = range->cmod;
 
-			if (!codetag_range_unloaded(&range->r) ||
-			    (cttype->desc.module_unload &&
-			     cttype->desc.module_unload(cttype, &range->r)))
+			if (cmod ? owner != cmod :
+			    !codetag_range_unloaded(&range->r))
 				continue;
-			ct_del_range(cttype, range);
-			put_cmod(cmod);
+			if (!cttype->desc.module_unload ||
+			    !cttype->desc.module_unload(cttype, &range->r)) {
+				ct_del_range(cttype, range);
+				if (!cmod)
+					put_cmod(owner);
+			} else if (cmod) {
+				copy_range_strings(cttype, range, cmod->mod);
+				range->r.mod = NULL;
+				cttype->gen++;
+			}
 		}
 		up_write(&cttype->lock);
 	}
@@ -613,17 +580,16 @@ int codetag_load_module(struct module *mod)
 	int err = 0;
 
 	mutex_lock(&codetag_lock);
-	release_unloaded();
-	cmod = find_cmod(mod);
+	release_ranges(NULL);
+	cmod = find_cmod(mod, false);
 	if (!cmod)
 		goto out;	/* no tag sections */
 	list_for_each_entry_safe(range, tmp, &cmod->placed, node) {
-		size_t bytes = (char *)range->r.stop - (char *)range->r.start;
-
 		cttype = range->cttype;
-		if (!bytes)
+		if (range->r.start == range->r.stop)
 			continue;
-		if (!range_valid(&cttype->desc, range->r.start, bytes)) {
+		if (!range_valid(&cttype->desc, range->r.start,
+				 range->r.stop)) {
 			pr_err("%s: section %s is not an array of %zu-byte tags\n",
 			       cmod->name, cttype->desc.section,
 			       cttype->desc.tag_size);
@@ -657,39 +623,24 @@ out:
  */
 void codetag_unload_module(struct module *mod)
 {
-	struct codetag_type *cttype;
 	struct ct_range *range, *tmp;
 	struct ct_module *cmod;
 
 	mutex_lock(&codetag_lock);
-	cmod = find_cmod(mod);
+	cmod = find_cmod(mod, false);
 	if (!cmod)
 		goto out;	/* no tags, but it may have freed others' */
 	list_for_each_entry_safe(range, tmp, &cmod->placed, node)
 		ct_del_range(range->cttype, range);
-	list_for_each_entry(cttype, &codetag_types, node) {
-		down_write(&cttype->lock);
-		list_for_each_entry_safe(range, tmp, &cttype->ranges, node) {
-			if (range->cmod != cmod)
-				continue;
-			/* Still with its module: the type's first call. */
-			if (cttype->desc.module_unload &&
-			    cttype->desc.module_unload(cttype, &range->r)) {
-				copy_range_strings(cttype, range, mod);
-				range->r.mod = NULL;
-				cttype->gen++;
-				continue;
-			}
-			ct_del_range(cttype, range);
-		}
-		up_write(&cttype->lock);
-	}
+	release_ranges(cmod);
 	cmod->mod = NULL;
 	put_cmod(cmod);
 out:
-	release_unloaded();
+	release_ranges(NULL);
 	mutex_unlock(&codetag_lock);
 }
+#else /* !CONFIG_MODULES */
+static void ct_section_free(void *start, size_t size) {}
 #endif /* CONFIG_MODULES */
 
 #ifdef CONFIG_CODETAG_KUNIT_TEST

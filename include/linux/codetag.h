@@ -1,8 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/*
- * Code tagging: a static tag per call site in a tag type's ELF section; the
- * type's tags start with struct codetag.  See lib/codetag.c.
- */
+/* Code tagging: a static tag per call site, starting with struct codetag. */
 #ifndef _LINUX_CODETAG_H
 #define _LINUX_CODETAG_H
 
@@ -11,7 +8,6 @@
 struct module;
 struct seq_buf;
 struct codetag_type;
-struct codetag_range;
 
 /**
  * struct codetag - the part of a tag that identifies its call site
@@ -32,35 +28,11 @@ struct codetag {
 } __aligned(8);
 
 #define CODE_TAG_INIT {					\
-	.flags		= 0,				\
 	.lineno		= __LINE__,			\
 	.modname	= KBUILD_MODNAME,		\
 	.function	= __func__,			\
 	.filename	= __FILE__,			\
 }
-
-/**
- * struct codetag_type_desc - what a tag type tells the framework
- * @section: ELF section name holding the tags (a valid C identifier)
- * @tag_size: size of one tag, a multiple of 8 and at least sizeof(codetag)
- * @vmlinux_start: first tag in vmlinux (linker-provided __start_<section>)
- * @vmlinux_stop: end of the tags in vmlinux (__stop_<section>)
- * @module_load: optional, at a module's load, before it runs; non-zero fails it
- * @module_unload: optional, called when a module with such tags goes away,
- *	then (range->mod NULL) at each module load or unload for as long as it
- *	returns true: the tags are still referenced and are kept, with copies of
- *	their strings.  Release what @module_load set up only on false.
- */
-struct codetag_type_desc {
-	const char *section;
-	size_t tag_size;
-	struct codetag *vmlinux_start;
-	struct codetag *vmlinux_stop;
-	int (*module_load)(struct codetag_type *cttype,
-			   struct codetag_range *range);
-	bool (*module_unload)(struct codetag_type *cttype,
-			      struct codetag_range *range);
-};
 
 /**
  * struct codetag_range - the tags of one type in vmlinux or in one module
@@ -90,6 +62,29 @@ static inline bool codetag_range_unloaded(const struct codetag_range *range)
 }
 
 /**
+ * struct codetag_type_desc - what a tag type tells the framework
+ * @section: ELF section name holding the tags (a valid C identifier)
+ * @tag_size: size of one tag, a multiple of 8 and at least sizeof(codetag)
+ * @vmlinux_start: first tag in vmlinux (linker-provided __start_<section>)
+ * @vmlinux_stop: end of the tags in vmlinux (__stop_<section>)
+ * @module_load: optional, at a module's load, before it runs; non-zero fails it
+ * @module_unload: optional, called when a module with such tags goes away,
+ *	then (range->mod NULL) at each module load or unload for as long as it
+ *	returns true: the tags are still referenced and are kept, with copies of
+ *	their strings.  Release what @module_load set up only on false.
+ */
+struct codetag_type_desc {
+	const char *section;
+	size_t tag_size;
+	struct codetag *vmlinux_start;
+	struct codetag *vmlinux_stop;
+	int (*module_load)(struct codetag_type *cttype,
+			   struct codetag_range *range);
+	bool (*module_unload)(struct codetag_type *cttype,
+			      struct codetag_range *range);
+};
+
+/**
  * struct codetag_iterator - position in a walk over all tags of a type
  * @cttype: the type being walked
  * @range: range of the current tag
@@ -110,7 +105,6 @@ struct codetag_iterator {
 };
 
 #ifdef CONFIG_CODE_TAGGING
-
 struct codetag_type *codetag_register_type(const struct codetag_type_desc *desc);
 void codetag_lock_module_list(struct codetag_type *cttype);
 bool codetag_trylock_module_list(struct codetag_type *cttype);
@@ -123,7 +117,6 @@ void codetag_to_text(struct seq_buf *out, const struct codetag *ct,
 		     const struct codetag_range *range);
 size_t codetag_type_count(struct codetag_type *cttype);
 unsigned long codetag_type_generation(struct codetag_type *cttype);
-
 #endif /* CONFIG_CODE_TAGGING */
 
 #if defined(CONFIG_CODE_TAGGING) && defined(CONFIG_MODULES)
@@ -134,24 +127,15 @@ int codetag_load_module(struct module *mod);
 void codetag_unload_module(struct module *mod);
 #else
 /* The module loader calls these unconditionally. */
-static inline bool codetag_module_section(const char *name)
-{
-	return false;
-}
-
+static inline bool codetag_module_section(const char *name) { return false; }
+static inline int codetag_load_module(struct module *mod) { return 0; }
+static inline void codetag_unload_module(struct module *mod) {}
 static inline void *codetag_place_module_section(struct module *mod,
 						 const char *name,
 						 const void *src, size_t size)
 {
 	return NULL;
 }
-
-static inline int codetag_load_module(struct module *mod)
-{
-	return 0;
-}
-
-static inline void codetag_unload_module(struct module *mod) {}
 #endif
 
 #endif /* _LINUX_CODETAG_H */
