@@ -35,6 +35,7 @@ EXPORT_SYMBOL(mem_alloc_profiling_key);
 DEFINE_STATIC_KEY_FALSE(mem_alloc_profiling_ever_key);
 EXPORT_SYMBOL(mem_alloc_profiling_ever_key);
 DEFINE_STATIC_KEY_FALSE(alloc_tag_extras_key);
+DEFINE_STATIC_KEY_FALSE(alloc_tag_extras_free_key);
 
 static struct codetag_type *alloc_tag_cttype __ro_after_init;
 
@@ -58,13 +59,10 @@ static int mem_profiling_set(bool on)
 		static_branch_disable(&mem_alloc_profiling_key);
 		return 0;
 	}
-	if (!mem_alloc_profiling_ever_enabled()) {
-		err = alloc_tag_first_on();
-		if (err)
-			return err;
-	}
-	static_branch_enable(&mem_alloc_profiling_key);
-	return 0;
+	err = mem_alloc_profiling_ever_enabled() ? 0 : alloc_tag_first_on();
+	if (!err)
+		static_branch_enable(&mem_alloc_profiling_key);
+	return err;
 }
 
 /*
@@ -97,7 +95,11 @@ static int __init mem_profiling_early(char *arg)
 }
 early_param("sysctl.vm.mem_profiling", mem_profiling_early);
 
-static bool mem_profiling_option(const char *word)
+/**
+ * alloc_tag_boot_option() - was ",@word" given to sysctl.vm.mem_profiling?
+ * @word: an option word
+ */
+bool alloc_tag_boot_option(const char *word)
 {
 	const char *p = strchr(mem_profiling_arg, ',');
 	size_t len = strlen(word);
@@ -106,30 +108,6 @@ static bool mem_profiling_option(const char *word)
 		if (!strncmp(p + 1, word, len) && (!p[len + 1] || p[len + 1] == ','))
 			return true;
 	return false;
-}
-
-static void __init pgtag_setup(void);
-static void __init alloc_tag_check_options(void);
-
-/**
- * alloc_tag_mm_init() - choose page-tag storage; switch profiling on if asked
- *
- * Allocations made before this are not charged.
- *
- * Context: end of mm_init(), once vmalloc() works; one CPU.
- */
-void __init alloc_tag_mm_init(void)
-{
-	if (mem_profiling_never)
-		return;
-	alloc_tag_check_options();
-	pgtag_setup();
-	if (!mem_profiling_boot_on)
-		return;
-	mutex_lock(&mem_profiling_mutex);
-	if (mem_profiling_set(true))
-		pr_err("cannot switch profiling on at boot: it stays off\n");
-	mutex_unlock(&mem_profiling_mutex);
 }
 
 /*
@@ -150,7 +128,6 @@ int mem_alloc_profiling_switch(bool on)
 }
 
 #ifdef CONFIG_SYSCTL
-/* Is this write do_sysctl_args() replaying the boot parameter? */
 static bool mem_profiling_is_replay(const char *buf, size_t len)
 {
 	if (!mem_profiling_replay)
@@ -212,10 +189,15 @@ static bool consumer_active(struct alloc_tag_consumer *c)
 	return c && READ_ONCE(c->active);
 }
 
+static bool consumer_wants_frees(struct alloc_tag_consumer *c)
+{
+	return c->uncharge || c->page_split || c->page_swap;
+}
+
 /* Start @c if its option was given; under the module list lock (write). */
 static void consumer_start_chosen(struct alloc_tag_consumer *c)
 {
-	if (c->option && mem_profiling_option(c->option) && !c->start())
+	if (c->option && alloc_tag_boot_option(c->option) && !c->start())
 		alloc_tag_consumer_start(c);
 }
 
@@ -255,6 +237,8 @@ void alloc_tag_consumer_start(struct alloc_tag_consumer *c)
 		return;
 	WRITE_ONCE(c->active, true);
 	static_branch_inc(&alloc_tag_extras_key);
+	if (consumer_wants_frees(c))
+		static_branch_inc(&alloc_tag_extras_free_key);
 }
 EXPORT_SYMBOL_GPL(alloc_tag_consumer_start);
 
@@ -270,17 +254,10 @@ void alloc_tag_consumer_stop(struct alloc_tag_consumer *c)
 		return;
 	WRITE_ONCE(c->active, false);
 	static_branch_dec(&alloc_tag_extras_key);
+	if (consumer_wants_frees(c))
+		static_branch_dec(&alloc_tag_extras_free_key);
 }
 EXPORT_SYMBOL_GPL(alloc_tag_consumer_stop);
-
-/**
- * alloc_tag_boot_option() - was ",@word" given to sysctl.vm.mem_profiling?
- * @word: an option word
- */
-bool alloc_tag_boot_option(const char *word)
-{
-	return mem_profiling_option(word);
-}
 
 static void __init alloc_tag_check_options(void)
 {
@@ -437,13 +414,11 @@ static void alloc_tag_released_check(void)
  */
 struct alloc_tag_counters alloc_tag_read(struct alloc_tag *tag)
 {
-	struct alloc_tag_counters v;
 	s64 bytes, calls;
 
 	alloc_tag_sum(tag, &bytes, &calls);
-	v.bytes = max_t(s64, bytes, 0);
-	v.calls = max_t(s64, calls, 0);
-	return v;
+	return (struct alloc_tag_counters){ .bytes = max_t(s64, bytes, 0),
+					    .calls = max_t(s64, calls, 0) };
 }
 EXPORT_SYMBOL_GPL(alloc_tag_read);
 
@@ -544,45 +519,6 @@ void alloc_tag_meta_add(enum alloc_tag_meta kind, long bytes)
 {
 	this_cpu_add(alloc_tag_meta[kind], bytes);
 }
-
-static long alloc_tag_meta_read(enum alloc_tag_meta kind)
-{
-	long sum = 0;
-	int cpu;
-
-	for_each_possible_cpu(cpu)
-		sum += READ_ONCE(per_cpu(alloc_tag_meta[kind], cpu));
-	return max(sum, 0L);
-}
-
-static size_t pgtag_array_bytes(void);
-
-static void alloc_tag_print_metadata(void)
-{
-	size_t ntags = __stop_alloc_tags - __start_alloc_tags;
-	size_t tags = ntags * sizeof(struct alloc_tag);
-	size_t cntrs = mem_alloc_profiling_ever_enabled() ?
-		       ntags * sizeof(struct alloc_tag_counters) *
-		       num_possible_cpus() : 0;
-	long slab = alloc_tag_meta_read(ALLOC_TAG_META_SLAB);
-	long pcpu = alloc_tag_meta_read(ALLOC_TAG_META_PERCPU);
-	size_t pages = pgtag_array_bytes();
-	u64 total = tags + cntrs + pages + slab + pcpu;
-	u64 ram = (u64)totalram_pages() << PAGE_SHIFT;
-	/* Basis points; u32, as 32-bit kernels have no 64-bit division. */
-	u32 bp = ram ? div64_u64(total * 10000, ram) : 0;
-
-	pr_notice("metadata: %llu bytes (%u.%02u%% of RAM): vmlinux tags %zu, their per-CPU counters %zu, page tags %zu, slab extension vectors %ld, per-CPU tag vectors %ld\n",
-		  total, bp / 100, bp % 100, tags, cntrs, pages, slab, pcpu);
-}
-
-static int __init alloc_tag_metadata_report(void)
-{
-	if (mem_alloc_profiling_ever_enabled())
-		alloc_tag_print_metadata();
-	return 0;
-}
-late_initcall_sync(alloc_tag_metadata_report);
 
 /*
  * vmlinux's tags are 1..pgtag_nr_vmlinux, modules' follow.  The module table
@@ -703,22 +639,17 @@ struct pgtag_dir *pgtag_dir __read_mostly = &pgtag_dir_none;
 static atomic_long_t pgtag_chunks;
 static DEFINE_MUTEX(pgtag_dir_lock);	/* allocates and frees chunks */
 
-/* Out-of-line parts of the hooks in include/linux/pgalloc_tag.h. */
-#ifdef CONFIG_MEM_ALLOC_PROFILING_DEBUG
-static void pgalloc_report_untagged(void);
-
-/**
- * __pgalloc_tag_untagged() - DEBUG's checks of a page being charged
- * @tag: the current task's tag
- * @page: the page
- */
-void __pgalloc_tag_untagged(struct alloc_tag *tag, struct page *page)
+static size_t pgtag_array_bytes(void)
 {
-	if (!tag)
-		pgalloc_report_untagged();
-	WARN_ONCE(pgtag_get(page), "alloc_tag: page charged twice or tag not cleared on free\n");
+	const struct pgtag_dir *dir = READ_ONCE(pgtag_dir);
+
+	if (dir == &pgtag_dir_none)
+		return 0;
+	return atomic_long_read(&pgtag_chunks) * PGTAG_CHUNK_BYTES +
+	       struct_size(dir, chunk, dir->nr);
 }
-#endif
+
+/* Out-of-line parts of the hooks in include/linux/pgalloc_tag.h. */
 
 /**
  * __pgalloc_tag_unknown() - a page's number names no tag: warn, once
@@ -763,7 +694,7 @@ unsigned int __pgalloc_tag_peek(struct page *page)
 	struct alloc_tag *tag;
 
 	/* The block keeps its first page's share: a split into one. */
-	if (alloc_tag_extras_enabled() && idx) {
+	if (alloc_tag_extras_free_enabled() && idx) {
 		tag = alloc_tag_from_index(idx);
 		if (tag)
 			pgtag_split_extras(tag, page, 1);
@@ -778,7 +709,7 @@ void __pgalloc_tag_sub_tail(struct page *page, unsigned int idx,
 
 	if (unlikely(!tag))
 		__pgalloc_tag_unknown(idx);
-	else if (alloc_tag_extras_enabled())
+	else if (alloc_tag_extras_free_enabled())
 		__pgalloc_tag_sub_extras(tag, page, nr, 0);
 	else
 		alloc_tag_counters_add(tag, -((s64)nr << PAGE_SHIFT), 0);
@@ -800,7 +731,7 @@ void __pgalloc_tag_split(struct page *page, unsigned int nr)
 	for (i = 1; i < nr; i++)
 		pgtag_store(nth_page(page, i), idx, true);
 	alloc_tag_counters_add(tag, 0, nr - 1);
-	if (alloc_tag_extras_enabled())
+	if (alloc_tag_extras_free_enabled())
 		pgtag_split_extras(tag, page, nr);
 }
 
@@ -815,9 +746,8 @@ void __pgalloc_tag_swap(struct page *dst, struct page *src, unsigned int nr)
 	didx = pgtag_get(dst);
 	sidx = pgtag_get(src);
 	/* Both pages are in use: other flags may change meanwhile. */
-	if (!pgtag_store(dst, sidx, true) || !pgtag_store(src, didx, true))
-		return;
-	if (!alloc_tag_extras_enabled() || (!didx && !sidx))
+	if (!pgtag_store(dst, sidx, true) || !pgtag_store(src, didx, true) ||
+	    !alloc_tag_extras_free_enabled() || (!didx && !sidx))
 		return;
 	for (i = 0; i < READ_ONCE(nr_consumers); i++) {
 		c = consumers[i];
@@ -846,6 +776,27 @@ static void __init pgtag_setup(void)
 	if (pgtag_in_array())
 		numbers = ALLOC_TAG_INDEX_MASK + 1ULL;
 	pgtag_mod_limit = numbers - ntags - 1;
+}
+
+/**
+ * alloc_tag_mm_init() - choose page-tag storage; switch profiling on if asked
+ *
+ * Allocations made before this are not charged.
+ *
+ * Context: end of mm_init(), once vmalloc() works; one CPU.
+ */
+void __init alloc_tag_mm_init(void)
+{
+	if (mem_profiling_never)
+		return;
+	alloc_tag_check_options();
+	pgtag_setup();
+	if (!mem_profiling_boot_on)
+		return;
+	mutex_lock(&mem_profiling_mutex);
+	if (mem_profiling_set(true))
+		pr_err("cannot switch profiling on at boot: it stays off\n");
+	mutex_unlock(&mem_profiling_mutex);
 }
 
 /* Does chunk @c hold online memory?  Asked of sections, not struct pages. */
@@ -880,36 +831,25 @@ static void *pgtag_zalloc(size_t size, int nid)
 			       kvzalloc_node_noprof(size, GFP_KERNEL, nid));
 }
 
-/* Room in the directory for chunks below @nr; under pgtag_dir_lock. */
-static struct pgtag_dir *pgtag_dir_grow(unsigned long nr)
-{
-	struct pgtag_dir *dir, *old = pgtag_dir;
-
-	if (old->nr >= nr)
-		return old;
-	dir = pgtag_zalloc(struct_size(dir, chunk, nr), NUMA_NO_NODE);
-	if (!dir)
-		return NULL;
-	dir->nr = nr;
-	memcpy(dir->chunk, old->chunk, old->nr * sizeof(old->chunk[0]));
-	/* Filled before it is seen; lookups may still read the old one. */
-	smp_store_release(&pgtag_dir, dir);
-	if (old != &pgtag_dir_none)
-		kmemleak_not_leak(old);
-	return dir;
-}
-
 /* Give chunks @first..@end-1 (those @all or online) their slots, zeroed. */
 static int pgtag_cover(unsigned long first, unsigned long end, bool all)
 {
-	struct pgtag_dir *dir;
+	struct pgtag_dir *old = pgtag_dir, *dir = old;
 	unsigned long c;
 	u32 *chunk;
 
 	lockdep_assert_held(&pgtag_dir_lock);
-	dir = pgtag_dir_grow(end);
-	if (!dir)
-		return -ENOMEM;
+	if (old->nr < end) {
+		dir = pgtag_zalloc(struct_size(dir, chunk, end), NUMA_NO_NODE);
+		if (!dir)
+			return -ENOMEM;
+		dir->nr = end;
+		memcpy(dir->chunk, old->chunk, old->nr * sizeof(old->chunk[0]));
+		/* Filled before it is seen; lookups may still read the old one. */
+		smp_store_release(&pgtag_dir, dir);
+		if (old != &pgtag_dir_none)
+			kmemleak_not_leak(old);
+	}
 	for (c = first; c < end; c++) {
 		if (dir->chunk[c] || (!all && !pgtag_chunk_online(c)))
 			continue;
@@ -923,20 +863,24 @@ static int pgtag_cover(unsigned long first, unsigned long end, bool all)
 	return 0;
 }
 
-/* Free the array; nothing was charged in it, no hook looks at it. */
-static void pgtag_array_free(void)
+/* Undo pgtag_first_on(): nothing was charged in the array, no hook reads it. */
+static void pgtag_first_off(void)
 {
-	struct pgtag_dir *dir = pgtag_dir;
+	struct pgtag_dir *dir;
 	unsigned long c;
 
-	lockdep_assert_held(&pgtag_dir_lock);
-	WRITE_ONCE(pgtag_dir, &pgtag_dir_none);
-	if (dir == &pgtag_dir_none)
+	if (!pgtag_in_array())
 		return;
-	for (c = 0; c < dir->nr; c++)
-		kvfree(dir->chunk[c]);
-	kvfree(dir);
-	atomic_long_set(&pgtag_chunks, 0);
+	mutex_lock(&pgtag_dir_lock);
+	dir = pgtag_dir;
+	WRITE_ONCE(pgtag_dir, &pgtag_dir_none);
+	if (dir != &pgtag_dir_none) {
+		for (c = 0; c < dir->nr; c++)
+			kvfree(dir->chunk[c]);
+		kvfree(dir);
+		atomic_long_set(&pgtag_chunks, 0);
+	}
+	mutex_unlock(&pgtag_dir_lock);
 }
 
 /*
@@ -955,9 +899,10 @@ static int pgtag_first_on(void)
 	get_online_mems();
 	mutex_lock(&pgtag_dir_lock);
 	err = pgtag_cover(0, nr, false);
-	if (err)
-		pgtag_array_free();
 	mutex_unlock(&pgtag_dir_lock);
+	/* Hotplug stays out (get_online_mems()) until the array is freed. */
+	if (err)
+		pgtag_first_off();
 	put_online_mems();
 	if (err) {
 		pr_err("page tags: no memory for the array: profiling stays off\n");
@@ -966,16 +911,6 @@ static int pgtag_first_on(void)
 	pr_info("page tags: %zu bytes, 4 per page frame of memory online (page->flags has no room)\n",
 		pgtag_array_bytes());
 	return 0;
-}
-
-/* Undo pgtag_first_on(): the rest of the first switch-on failed. */
-static void pgtag_first_off(void)
-{
-	if (!pgtag_in_array())
-		return;
-	mutex_lock(&pgtag_dir_lock);
-	pgtag_array_free();
-	mutex_unlock(&pgtag_dir_lock);
 }
 
 #ifdef CONFIG_MEMORY_HOTPLUG
@@ -1051,31 +986,24 @@ static int pgtag_memory_callback(struct notifier_block *nb,
 				 unsigned long action, void *arg)
 {
 	struct memory_notify *mn = arg;
+	unsigned long end = mn->start_pfn + mn->nr_pages;
 	int err = 0;
 
-	switch (action) {
-	case MEM_GOING_ONLINE:
-		if (!pgtag_in_array())
-			break;
-		mutex_lock(&pgtag_dir_lock);
-		/* Until the first switch-on, pgtag_first_on() will cover it. */
-		if (pgtag_dir != &pgtag_dir_none)
-			err = pgtag_cover(mn->start_pfn >> PGTAG_CHUNK_SHIFT,
-					  DIV_ROUND_UP(mn->start_pfn + mn->nr_pages,
-						       PGTAG_CHUNK_PAGES), true);
-		mutex_unlock(&pgtag_dir_lock);
-		if (err) {
-			pr_err("page tags: no memory to cover pfns %#lx-%#lx: memory not onlined\n",
-			       mn->start_pfn, mn->start_pfn + mn->nr_pages - 1);
-			return notifier_from_errno(err);
-		}
-		break;
-	case MEM_OFFLINE:
-	case MEM_CANCEL_ONLINE:
+	if (action == MEM_OFFLINE || action == MEM_CANCEL_ONLINE)
 		pgtag_uncover(mn->start_pfn, mn->nr_pages);
-		break;
-	}
-	return NOTIFY_OK;
+	if (action != MEM_GOING_ONLINE || !pgtag_in_array())
+		return NOTIFY_OK;
+	mutex_lock(&pgtag_dir_lock);
+	/* Until the first switch-on, pgtag_first_on() will cover it. */
+	if (pgtag_dir != &pgtag_dir_none)
+		err = pgtag_cover(mn->start_pfn >> PGTAG_CHUNK_SHIFT,
+				  DIV_ROUND_UP(end, PGTAG_CHUNK_PAGES), true);
+	mutex_unlock(&pgtag_dir_lock);
+	if (!err)
+		return NOTIFY_OK;
+	pr_err("page tags: no memory to cover pfns %#lx-%#lx: memory not onlined\n",
+	       mn->start_pfn, end - 1);
+	return notifier_from_errno(err);
 }
 #endif /* CONFIG_MEMORY_HOTPLUG */
 
@@ -1102,15 +1030,42 @@ static int __init pgtag_storage_init(void)
 }
 early_initcall(pgtag_storage_init);
 
-static size_t pgtag_array_bytes(void)
+static long alloc_tag_meta_read(enum alloc_tag_meta kind)
 {
-	const struct pgtag_dir *dir = READ_ONCE(pgtag_dir);
+	long sum = 0;
+	int cpu;
 
-	if (dir == &pgtag_dir_none)
-		return 0;
-	return atomic_long_read(&pgtag_chunks) * PGTAG_CHUNK_BYTES +
-	       struct_size(dir, chunk, dir->nr);
+	for_each_possible_cpu(cpu)
+		sum += READ_ONCE(per_cpu(alloc_tag_meta[kind], cpu));
+	return max(sum, 0L);
 }
+
+static void alloc_tag_print_metadata(void)
+{
+	size_t ntags = __stop_alloc_tags - __start_alloc_tags;
+	size_t tags = ntags * sizeof(struct alloc_tag);
+	size_t cntrs = mem_alloc_profiling_ever_enabled() ?
+		       ntags * sizeof(struct alloc_tag_counters) *
+		       num_possible_cpus() : 0;
+	long slab = alloc_tag_meta_read(ALLOC_TAG_META_SLAB);
+	long pcpu = alloc_tag_meta_read(ALLOC_TAG_META_PERCPU);
+	size_t pages = pgtag_array_bytes();
+	u64 total = tags + cntrs + pages + slab + pcpu;
+	u64 ram = (u64)totalram_pages() << PAGE_SHIFT;
+	/* Basis points; u32, as 32-bit kernels have no 64-bit division. */
+	u32 bp = ram ? div64_u64(total * 10000, ram) : 0;
+
+	pr_notice("metadata: %llu bytes (%u.%02u%% of RAM): vmlinux tags %zu, their per-CPU counters %zu, page tags %zu, slab extension vectors %ld, per-CPU tag vectors %ld\n",
+		  total, bp / 100, bp % 100, tags, cntrs, pages, slab, pcpu);
+}
+
+static int __init alloc_tag_metadata_report(void)
+{
+	if (mem_alloc_profiling_ever_enabled())
+		alloc_tag_print_metadata();
+	return 0;
+}
+late_initcall_sync(alloc_tag_metadata_report);
 
 struct allocinfo_private {
 	struct codetag_iterator iter;
@@ -1126,24 +1081,22 @@ static void *allocinfo_start(struct seq_file *m, loff_t *pos)
 	struct allocinfo_private *priv = m->private;
 
 	codetag_lock_module_list(alloc_tag_cttype);
+	/* Resume where the last read() stopped; its tag may have gone since. */
+	if (*pos && priv->iter.ct && *pos >= priv->pos) {
+		priv->iter.ct = NULL;
+		if (!codetag_next_ct(&priv->iter))
+			return NULL;
+	} else {
+		priv->iter = codetag_get_ct_iter(alloc_tag_cttype);
+		priv->pos = 0;
+	}
 	if (*pos == 0) {
 		alloc_tag_released_check();
 		return SEQ_START_TOKEN;
 	}
-	/* Resume where the last read() stopped; its tag may have gone since. */
-	if (!priv->iter.ct || *pos < priv->pos) {
-		priv->iter = codetag_get_ct_iter(alloc_tag_cttype);
-		priv->pos = 0;
-	} else {
-		priv->iter.ct = NULL;
+	for (; priv->pos < *pos; priv->pos++)
 		if (!codetag_next_ct(&priv->iter))
 			return NULL;
-	}
-	while (priv->pos < *pos) {
-		if (!codetag_next_ct(&priv->iter))
-			return NULL;
-		priv->pos++;
-	}
 	return priv->iter.ct;
 }
 
@@ -1152,10 +1105,6 @@ static void *allocinfo_next(struct seq_file *m, void *v, loff_t *pos)
 	struct allocinfo_private *priv = m->private;
 
 	(*pos)++;
-	if (v == SEQ_START_TOKEN) {
-		priv->iter = codetag_get_ct_iter(alloc_tag_cttype);
-		priv->pos = 0;
-	}
 	if (!codetag_next_ct(&priv->iter))
 		return NULL;
 	priv->pos = *pos;
@@ -1174,8 +1123,7 @@ static int allocinfo_show(struct seq_file *m, void *v)
 	if (v == SEQ_START_TOKEN)
 		seq_puts(m, priv->header);
 	else
-		priv->show(m, container_of((struct codetag *)v,
-					   struct alloc_tag, ct),
+		priv->show(m, container_of(v, struct alloc_tag, ct),
 			   priv->iter.range);
 	return 0;
 }
@@ -1454,9 +1402,8 @@ static int alloc_tag_module_load(struct codetag_type *cttype,
 				 struct codetag_range *range)
 {
 	/* Before the first switch-on, alloc_tag_first_on() attaches it. */
-	if (!mem_alloc_profiling_ever_enabled())
-		return 0;
-	return alloc_tag_module_attach(range);
+	return mem_alloc_profiling_ever_enabled() ?
+	       alloc_tag_module_attach(range) : 0;
 }
 
 /*
@@ -1467,8 +1414,8 @@ static int alloc_tag_module_load(struct codetag_type *cttype,
  */
 static int alloc_tag_first_on(void)
 {
+	struct codetag_range *failed = NULL;
 	struct codetag_iterator iter;
-	struct codetag_range *range;
 	struct codetag *ct;
 	unsigned int i;
 	int err;
@@ -1484,19 +1431,21 @@ static int alloc_tag_first_on(void)
 		       nr_vmlinux_tags());
 		goto out;
 	}
-	range = NULL;
 	iter = codetag_get_ct_iter(alloc_tag_cttype);
 	while (alloc_tag_cttype && !err && (ct = codetag_next_ct(&iter))) {
-		if (iter.range == range || !iter.range->mod)
+		if (!iter.range->mod || ct != iter.range->start)
 			continue;
-		range = iter.range;
-		err = alloc_tag_module_attach(range);
+		failed = iter.range;
+		err = alloc_tag_module_attach(failed);
 	}
+	/* The rollback detaches the modules before @failed, or all of them. */
+	if (!err)
+		failed = NULL;
 	err = err ?: slab_tags_init();
 	if (err) {
 		iter = codetag_get_ct_iter(alloc_tag_cttype);
 		while (alloc_tag_cttype && (ct = codetag_next_ct(&iter)) &&
-		       iter.range != range)
+		       iter.range != failed)
 			if (iter.range->mod && ct == iter.range->start)
 				alloc_tag_module_detach(iter.range);
 		alloc_tag_counters_free(__start_alloc_tags, nr_vmlinux_tags(), NULL);
@@ -1525,18 +1474,16 @@ out:
 
 static bool alloc_tag_range_live(struct codetag_range *range)
 {
-	s64 bytes = 0, calls = 0;
 	struct alloc_tag *tags;
 	size_t i, n = range_tags(range, &tags);
+	s64 bytes, calls;
 
 	for (i = 0; i < n; i++) {
-		s64 b, c;
-
-		alloc_tag_sum(&tags[i], &b, &c);
-		bytes |= b;
-		calls |= c;
+		alloc_tag_sum(&tags[i], &bytes, &calls);
+		if (bytes || calls)
+			return true;
 	}
-	return bytes || calls;
+	return false;
 }
 
 static void alloc_tag_unloaded_report(struct work_struct *work)
@@ -1656,6 +1603,18 @@ static noinline __cold void pgalloc_report_untagged(void)
 		}
 	}
 #endif
+}
+
+/**
+ * __pgalloc_tag_untagged() - DEBUG's checks of a page being charged
+ * @tag: the current task's tag
+ * @page: the page
+ */
+void __pgalloc_tag_untagged(struct alloc_tag *tag, struct page *page)
+{
+	if (!tag)
+		pgalloc_report_untagged();
+	WARN_ONCE(pgtag_get(page), "alloc_tag: page charged twice or tag not cleared on free\n");
 }
 #endif /* CONFIG_MEM_ALLOC_PROFILING_DEBUG */
 

@@ -754,17 +754,21 @@ static void alloc_tag_test_capture_recursion(struct kunit *test)
 }
 
 /*
- * The hooks reach capture, a consumer, through alloc_tag_extras_key:
- * capture holds one count of it from its first selected site to its last
- * deselected one, beside whatever else holds it (the per-node counters).
+ * The hooks reach capture, a consumer, through alloc_tag_extras_key, and
+ * its frees through alloc_tag_extras_free_key: capture holds one count of
+ * each from its first selected site to its last deselected one, beside
+ * whatever else holds them (the per-node counters).
  */
 static void alloc_tag_test_capture_extras_key(struct kunit *test)
 {
 	struct static_key *key = &alloc_tag_extras_key.key;
+	struct static_key *free_key = &alloc_tag_extras_free_key.key;
 	int base = static_key_count(key);
+	int free_base = static_key_count(free_key);
 
 	KUNIT_ASSERT_EQ(test, command(test, "%s:%u", many_lines[0]), 0);
 	KUNIT_EXPECT_EQ(test, static_key_count(key), base + 1);
+	KUNIT_EXPECT_EQ(test, static_key_count(free_key), free_base + 1);
 	KUNIT_ASSERT_EQ(test, command(test, "%s:%u", many_lines[1]), 0);
 	KUNIT_EXPECT_EQ(test, static_key_count(key), base + 1);
 	KUNIT_ASSERT_EQ(test, command(test, "-%s:%u", many_lines[0]), 0);
@@ -772,6 +776,7 @@ static void alloc_tag_test_capture_extras_key(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, READ_ONCE(capture_consumer.active));
 	KUNIT_ASSERT_EQ(test, command(test, "-%s:%u", many_lines[1]), 0);
 	KUNIT_EXPECT_EQ(test, static_key_count(key), base);
+	KUNIT_EXPECT_EQ(test, static_key_count(free_key), free_base);
 	KUNIT_EXPECT_FALSE(test, READ_ONCE(capture_consumer.active));
 	/* A selection that fails takes nothing. */
 	KUNIT_EXPECT_EQ(test, command(test, "%s:%u", 1), -ENOENT);

@@ -86,13 +86,23 @@ static void cum_test_pages(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, c.calls, 1ULL);
 }
 
+/*
+ * Stopped, the counters leave both keys as they found them; started, they
+ * take the charge side's only: frees, splits and swaps stay untouched.
+ */
 static void cum_test_stop(struct kunit *test)
 {
+	int on = static_key_count(&alloc_tag_extras_key.key);
+	int free_on = static_key_count(&alloc_tag_extras_free_key.key);
 	struct alloc_tag_counters c;
 	unsigned int line;
 	void *p;
 
 	KUNIT_ASSERT_EQ(test, cum_set(false), 0);
+	KUNIT_EXPECT_EQ(test, static_key_count(&alloc_tag_extras_key.key),
+			on - 1);
+	KUNIT_EXPECT_EQ(test, static_key_count(&alloc_tag_extras_free_key.key),
+			free_on);
 	p = kmalloc(64, GFP_KERNEL); line = __LINE__;
 	kfree(p);
 	KUNIT_ASSERT_EQ(test, cum_set(true), 0);

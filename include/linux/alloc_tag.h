@@ -151,6 +151,7 @@ static __always_inline bool mem_alloc_profiling_ever_enabled(void)
 }
 
 DECLARE_STATIC_KEY_FALSE(alloc_tag_extras_key);
+DECLARE_STATIC_KEY_FALSE(alloc_tag_extras_free_key);
 
 /**
  * alloc_tag_extras_enabled() - is an optional consumer of the hooks active?
@@ -158,6 +159,17 @@ DECLARE_STATIC_KEY_FALSE(alloc_tag_extras_key);
 static __always_inline bool alloc_tag_extras_enabled(void)
 {
 	return static_branch_unlikely(&alloc_tag_extras_key);
+}
+
+/**
+ * alloc_tag_extras_free_enabled() - does an active consumer want more than
+ * charges (uncharges, page splits and swaps)?
+ *
+ * One that counts only charges leaves frees alone.
+ */
+static __always_inline bool alloc_tag_extras_free_enabled(void)
+{
+	return static_branch_unlikely(&alloc_tag_extras_free_key);
 }
 
 void alloc_tag_mm_init(void);

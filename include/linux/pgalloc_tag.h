@@ -211,7 +211,7 @@ static __always_inline void pgalloc_tag_sub(struct page *page,
 	tag = alloc_tag_from_index(idx);
 	if (unlikely(!tag))
 		__pgalloc_tag_unknown(idx);
-	else if (alloc_tag_extras_enabled())
+	else if (alloc_tag_extras_free_enabled())
 		__pgalloc_tag_sub_extras(tag, page, 1U << order, 1);
 	else
 		alloc_tag_counters_add(tag, -((s64)PAGE_SIZE << order), -1);
