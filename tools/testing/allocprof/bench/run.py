@@ -87,6 +87,11 @@ def mainline_tree():
 
 
 def build_kernel(src, out, arch, frags):
+    if REUSE["on"]:
+        if not os.path.exists(os.path.join(out, "vmlinux")):
+            sys.exit("bench: --no-build: %s was never built" % out)
+        check_config(out, frags)
+        return
     env = dict(os.environ, JOBS="2")
     run([os.path.join(HERE, "build.sh"), src, out, arch] + frags, env=env)
     check_config(out, frags)
@@ -162,6 +167,8 @@ def irqsave_tree(src):
 # --kernels: build only these of this series' kernels (rows of the others
 # are reported as not measured).
 ONLY_KERNELS = {"keys": None}
+# --no-build: boot the kernels and modules of an earlier run as they are.
+REUSE = {"on": False}
 
 
 # UML runs no user space here: 6.1's UML cannot set the FP registers of
@@ -203,15 +210,16 @@ def build_venue(kernels, venue, src, mainline):
             continue  # rows N1-N3 are x86-64's
         out = os.path.join(OUT, prefix + k)
         ksrc = irqsave_tree(src) if k == "on-irqsave" else src
-        if venue == "um":
+        if venue == "um" and not REUSE["on"]:
             ksrc = builtin_bench_tree(src)
         build_kernel(ksrc, out, arch, base + frags)
-        kernels[(venue, k)] = (os.path.join(out, image),
-                               build_module(out, arch, prefix + k), out)
+        # UML's kernels have the benchmark built in: no module.
+        ko = None if venue == "um" else build_module(out, arch, prefix + k)
+        kernels[(venue, k)] = (os.path.join(out, image), ko, out)
     if not mainline:
         return
     msrc = mainline_tree()
-    if venue == "um":
+    if venue == "um" and not REUSE["on"]:
         msrc = builtin_bench_tree(msrc)
     mp = "" if venue == "qemu" else prefix
     ml_on = "configs/um-prof-on.config" if venue == "um" else \
@@ -220,14 +228,18 @@ def build_venue(kernels, venue, src, mainline):
                     ("on", os.path.join(HERE, ml_on))):
         out = os.path.join(ML, "out-" + mp + k)
         build_kernel(msrc, out, arch, base + [frag])
-        kernels[(venue, "ml-" + k)] = (
-            os.path.join(out, image), build_module(out, arch, "ml-" + mp + k),
-            out)
+        ko = None if venue == "um" else build_module(out, arch, "ml-" + mp + k)
+        kernels[(venue, "ml-" + k)] = (os.path.join(out, image), ko, out)
 
 
 def build_module(kdir, arch, name):
     """Build allocprof_bench.ko against kdir in its own folder."""
     mdir = os.path.join(BENCH, "mod", name)
+    if REUSE["on"]:
+        ko = os.path.join(mdir, "allocprof_bench.ko")
+        if not os.path.exists(ko):
+            sys.exit("bench: --no-build: %s was never built" % ko)
+        return ko
     os.makedirs(mdir, exist_ok=True)
     for f in ("allocprof_bench.c", "Makefile"):
         shutil.copy(os.path.join(HERE, f), mdir)
@@ -526,12 +538,16 @@ def main():
                     help="add to build/bench/results.json instead of starting anew")
     ap.add_argument("--no-memory", action="store_true",
                     help="skip the memory boots and hook statistics")
+    ap.add_argument("--no-build", action="store_true",
+                    help="boot the kernels and modules built by an earlier "
+                    "run, without make (their .config is still checked)")
     ap.add_argument("--kernels",
                     help="comma-separated: build only these of off, on, "
                     "dflt, nv-off, nv-on, nv-dflt (and on-irqsave for arm64)")
     args = ap.parse_args()
     if args.kernels:
         ONLY_KERNELS["keys"] = args.kernels.split(",")
+    REUSE["on"] = args.no_build
     venues = args.venues.split(",")
     patterns = [int(p) for p in args.patterns.split(",")]
     if any(p not in (0, 1, 2) for p in patterns):
@@ -625,8 +641,9 @@ def main():
             v = os.path.join(kernels[(venue, "on")][2], "vmlinux")
             mem["%s/alloc_tags_section" % venue] = section_bytes(v, "alloc_tags")
             for k in ("off", "on"):
-                mem["%s/module-%s" % (venue, k)] = hook_stats(
-                    kernels[(venue, k)][1], None)
+                if kernels[(venue, k)][1]:  # UML's have no module
+                    mem["%s/module-%s" % (venue, k)] = hook_stats(
+                        kernels[(venue, k)][1], None)
             mem["%s/hooks-on" % venue] = hook_stats(v)
             mem["%s/hooks-off" % venue] = hook_stats(
                 os.path.join(kernels[(venue, "off")][2], "vmlinux"))
