@@ -235,10 +235,11 @@ void alloc_tag_consumer_start(struct alloc_tag_consumer *c)
 {
 	if (READ_ONCE(c->active))
 		return;
-	WRITE_ONCE(c->active, true);
-	static_branch_inc(&alloc_tag_extras_key);
+	/* Frees first: a consumer told of a charge must hear of its free. */
 	if (consumer_wants_frees(c))
 		static_branch_inc(&alloc_tag_extras_free_key);
+	static_branch_inc(&alloc_tag_extras_key);
+	WRITE_ONCE(c->active, true);
 }
 EXPORT_SYMBOL_GPL(alloc_tag_consumer_start);
 
