@@ -538,6 +538,9 @@ def main():
                     help="add to build/bench/results.json instead of starting anew")
     ap.add_argument("--no-memory", action="store_true",
                     help="skip the memory boots and hook statistics")
+    ap.add_argument("--results",
+                    help="where results go (default build/bench/results.json): "
+                    "two runs with --no-build can boot on two CPUs at once")
     ap.add_argument("--no-build", action="store_true",
                     help="boot the kernels and modules built by an earlier "
                     "run, without make (their .config is still checked)")
@@ -554,7 +557,7 @@ def main():
         sys.exit("bench: --patterns takes 0, 1 and 2")
     mainline = not args.no_mainline
     os.makedirs(OUT, exist_ok=True)
-    rpath = os.path.join(BENCH, "results.json")
+    rpath = args.results or os.path.join(BENCH, "results.json")
 
     kernels = {}
     if not args.only_report:
@@ -683,7 +686,9 @@ def main():
                                if r.get("pattern", 0) == pattern], venue,
                               configs(venue, None, mainline)), ""]
     txt = "\n".join(rep)
-    open(os.path.join(BENCH, "report.md"), "w").write(txt + "\n")
+    rep_path = os.path.splitext(args.results)[0] + ".md" if args.results \
+        else os.path.join(BENCH, "report.md")
+    open(rep_path, "w").write(txt + "\n")
     print(txt)
 
 
