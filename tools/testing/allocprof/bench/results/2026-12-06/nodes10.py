@@ -1,0 +1,30 @@
+# SPDX-License-Identifier: GPL-2.0
+# Rows 1 and 3 with NODES_SHIFT=10, as Debian's x86-64 kernels: no room in
+# page->flags, so the page tags are in the array.  Kernels built by
+#   bench/build.sh build/linux build/bench/out/q-n10-{off,on} x86_64 \
+#	configs/guest.config bench/configs/distro-like.config \
+#	configs/prof-{off,on}.config nodes10.config (CONFIG_NODES_SHIFT=10)
+import sys, json, time, os
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "../.."))
+import run as R
+B = os.path.join(R.TOP, "build/bench")
+out = sys.argv[1]
+res = []
+for pat in (0, 1, 2):
+    for name, k in (("1n out, NODES_SHIFT=10", "q-n10-off"),
+                    ("3n on, NODES_SHIFT=10", "q-n10-on")):
+        kdir = B + "/out/" + k
+        ko = R.build_module(kdir, "x86_64", k)
+        app = "loglevel=7 bench_iter=30000 bench_pattern=%d" % pat
+        t0 = time.time()
+        rc, text = R.boot_qemu(kdir + "/arch/x86/boot/bzImage", ko, app,
+                               icount=True)
+        p = R.parse(text)
+        p.pop("mem", None)
+        p.update(config=name, pattern=pat, rc=rc, wall=time.time() - t0,
+                 pagetags=[l for l in text.splitlines() if "page tags:" in l])
+        if rc or "kmalloc" not in p:
+            p["error"] = text[-1500:]
+        print(json.dumps(p), flush=True)
+        res.append(p)
+        json.dump(res, open(out, "w"), indent=1)
