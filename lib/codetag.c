@@ -100,8 +100,12 @@ static void ct_list_range(struct ct_range *range)
 	cttype->gen++;
 }
 
-/* Unlist a range (or drop a placed one) and free it, with its section. */
-static void ct_del_range(struct codetag_type *cttype, struct ct_range *range)
+/*
+ * Unlist a range (or drop a placed one) and free it, with its section.
+ * Without modules only the KUnit suite drops one.
+ */
+static void __maybe_unused ct_del_range(struct codetag_type *cttype,
+					struct ct_range *range)
 {
 	if (range->id) {
 		lockdep_assert_held_write(&cttype->lock);
