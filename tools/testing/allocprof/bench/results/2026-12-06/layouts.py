@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
-# Rows 1 and 3 on kernels of other page->flags layouts, under -icount:
+# Rows 1 and 3 on kernels that run.py does not build (other page->flags
+# layouts), under -icount:
 #   layouts.py OUT.json "1n out, NODES_SHIFT=10:q-n10-off" ...
 # each argument a row's name, ":", and a kernel of build/bench/out (or a
 # folder of build/ such as bench-6.12/out-dl-on), then optionally "+" and
