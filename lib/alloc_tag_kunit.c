@@ -737,11 +737,14 @@ static void alloc_tag_test_switch(struct kunit *test)
  * A charged object's tag is in its slab's tag vector at obj_to_index(),
  * for every object of a slab.  The counts of the other cases would not see
  * a wrong slot: the charge and the release of an object would agree on it.
+ * A slab of a cache's first order 0 is page-aligned: OBJEXTS_TAGS.
  */
 #define OBJ_INDEX_OBJS	40
 
 static void obj_index_check_cache(struct kunit *test, struct kmem_cache *s)
 {
+	unsigned long kind = s->tag_mask == PAGE_SIZE - 1 ? OBJEXTS_TAGS :
+			     !s->tag_mask ? OBJEXTS_TAGS_UNALIGNED : 0;
 	void **objs = kunit_kcalloc(test, OBJ_INDEX_OBJS, sizeof(*objs),
 				    GFP_KERNEL);
 	unsigned int i, line = 0;
@@ -769,10 +772,17 @@ static void obj_index_check_cache(struct kunit *test, struct kmem_cache *s)
 				      s->name, s->size, i,
 				      obj_to_index(s, slab, objs[i]),
 				      slab->objects);
+		if (kind)
+			KUNIT_EXPECT_EQ_MSG(test, READ_ONCE(slab->memcg_data) &
+					    (OBJEXTS_TAGS |
+					     OBJEXTS_TAGS_UNALIGNED), kind,
+					    "%s", s->name);
 	}
+	expect_site(test, line, OBJ_INDEX_OBJS * s->size, OBJ_INDEX_OBJS);
 	for (i = 0; i < OBJ_INDEX_OBJS; i++)
 		if (objs[i])
 			kmem_cache_free(s, objs[i]);
+	expect_site(test, line, 0, 0);
 }
 
 static void alloc_tag_test_obj_index(struct kunit *test)
@@ -804,8 +814,29 @@ static void alloc_tag_test_obj_index(struct kunit *test)
 	}
 }
 
+static void obj_index_ctor(void *object)
+{
+}
+
 /*
- * __slab_tag_index()'s multiplication against obj_to_index()'s division,
+ * A slab larger than its cache's mask (here every slab: the mask is 0)
+ * gets OBJEXTS_TAGS_UNALIGNED, and its objects the exact index, out of
+ * line.  The constructor keeps the cache from being merged.
+ */
+static void alloc_tag_test_unaligned(struct kunit *test)
+{
+	struct kmem_cache *s;
+
+	s = kmem_cache_create("alloc_tag_test_unaligned", 200, 8, 0,
+			      obj_index_ctor);
+	KUNIT_ASSERT_NOT_NULL(test, s);
+	s->tag_mask = 0;
+	obj_index_check_cache(test, s);
+	kmem_cache_destroy(s);
+}
+
+/*
+ * slab_tag_off_index()'s multiplication against obj_to_index()'s division,
  * for every object of every kmalloc cache and of odd-sized caches with and
  * without red zones, at every slab order up to MAX_ORDER - 1: every order
  * any of them can use.
@@ -863,6 +894,7 @@ static struct kunit_case alloc_tag_test_cases[] = {
 	KUNIT_CASE(alloc_tag_test_krealloc),
 	KUNIT_CASE(alloc_tag_test_kmem_cache),
 	KUNIT_CASE(alloc_tag_test_obj_index),
+	KUNIT_CASE(alloc_tag_test_unaligned),
 	KUNIT_CASE(alloc_tag_test_tag_index),
 	KUNIT_CASE(alloc_tag_test_kvmalloc),
 	KUNIT_CASE(alloc_tag_test_helpers),
