@@ -64,11 +64,13 @@ static __always_inline bool pgtag_in_array(void)
 }
 
 /*
- * The array slot of @page.  The hooks see only pages of online memory after
- * the first switch-on, which has its chunk: the switch-on and onlining
- * allocate it or fail, offlining frees it only once its pages are offline.
+ * The array slot of @page, in @slot; false if it has none.  The hooks see
+ * only pages of online memory after the first switch-on, which has its
+ * chunk: the switch-on and onlining allocate it or fail, offlining frees it
+ * only once its pages are offline.  A bool, not a NULL slot, so that the
+ * callers test nothing more on the path that found one.
  */
-static __always_inline u32 *pgtag_slot(struct page *page)
+static __always_inline bool pgtag_slot(struct page *page, u32 **slot)
 {
 	const struct pgtag_dir *dir = READ_ONCE(pgtag_dir);
 	unsigned long pfn = page_to_pfn(page);
@@ -76,11 +78,12 @@ static __always_inline u32 *pgtag_slot(struct page *page)
 	u32 *chunk;
 
 	if (WARN_ON_ONCE(c >= dir->nr))
-		return NULL;
+		return false;
 	chunk = READ_ONCE(dir->chunk[c]);
 	if (WARN_ON_ONCE(!chunk))
-		return NULL;
-	return &chunk[pfn & (PGTAG_CHUNK_PAGES - 1)];
+		return false;
+	*slot = &chunk[pfn & (PGTAG_CHUNK_PAGES - 1)];
+	return true;
 }
 
 static __always_inline u32 pgtag_get(struct page *page)
@@ -90,8 +93,7 @@ static __always_inline u32 pgtag_get(struct page *page)
 	if (!pgtag_in_array())
 		return (READ_ONCE(page->flags) & PGTAG_FLAGS_MASK) >>
 		       ALLOC_TAG_PGOFF;
-	slot = pgtag_slot(page);
-	return slot ? READ_ONCE(*slot) : 0;
+	return pgtag_slot(page, &slot) ? READ_ONCE(*slot) : 0;
 }
 
 /*
@@ -106,10 +108,10 @@ static __always_inline bool pgtag_store(struct page *page, u32 idx,
 	u32 *slot;
 
 	if (pgtag_in_array()) {
-		slot = pgtag_slot(page);
-		if (slot)
-			WRITE_ONCE(*slot, idx);
-		return slot;
+		if (!pgtag_slot(page, &slot))
+			return false;
+		WRITE_ONCE(*slot, idx);
+		return true;
 	}
 	old = READ_ONCE(page->flags);
 	do {
@@ -134,8 +136,7 @@ static __always_inline u32 pgtag_take_freed(struct page *page)
 	u32 *slot, idx;
 
 	if (pgtag_in_array()) {
-		slot = pgtag_slot(page);
-		if (!slot)
+		if (!pgtag_slot(page, &slot))
 			return 0;
 		idx = READ_ONCE(*slot);
 		if (idx)
@@ -149,17 +150,22 @@ static __always_inline u32 pgtag_take_freed(struct page *page)
 	return idx;
 }
 
-/* The tag of number @idx (not 0), or NULL; no RCU: see lib/alloc_tag.c. */
-static __always_inline struct alloc_tag *alloc_tag_from_index(u32 idx)
+/* The module tag of number @idx, or NULL; no RCU: see lib/alloc_tag.c. */
+static __always_inline struct alloc_tag *alloc_tag_from_mod_index(u32 idx)
 {
-	const struct pgtag_mod_table *table;
-
-	if (likely(idx <= pgtag_nr_vmlinux))
-		return &__start_alloc_tags[idx - 1];
 	/* Pairs with smp_store_release() in lib/alloc_tag.c. */
-	table = READ_ONCE(pgtag_mod_table);
+	const struct pgtag_mod_table *table = READ_ONCE(pgtag_mod_table);
+
 	idx -= pgtag_nr_vmlinux + 1;
 	return likely(idx < table->size) ? READ_ONCE(table->tags[idx]) : NULL;
+}
+
+/* The tag of number @idx (not 0), or NULL. */
+static __always_inline struct alloc_tag *alloc_tag_from_index(u32 idx)
+{
+	if (likely(idx <= pgtag_nr_vmlinux))
+		return &__start_alloc_tags[idx - 1];
+	return alloc_tag_from_mod_index(idx);
 }
 
 /**
@@ -208,10 +214,17 @@ static __always_inline void pgalloc_tag_sub(struct page *page,
 	idx = pgtag_take_freed(page);
 	if (!idx)
 		return;
-	tag = alloc_tag_from_index(idx);
-	if (unlikely(!tag))
-		__pgalloc_tag_unknown(idx);
-	else if (alloc_tag_extras_free_enabled())
+	/* A vmlinux tag is never NULL: only a module's number is tested. */
+	if (likely(idx <= pgtag_nr_vmlinux)) {
+		tag = &__start_alloc_tags[idx - 1];
+	} else {
+		tag = alloc_tag_from_mod_index(idx);
+		if (unlikely(!tag)) {
+			__pgalloc_tag_unknown(idx);
+			return;
+		}
+	}
+	if (alloc_tag_extras_free_enabled())
 		__pgalloc_tag_sub_extras(tag, page, 1U << order, 1);
 	else
 		alloc_tag_counters_add(tag, -((s64)PAGE_SIZE << order), -1);
