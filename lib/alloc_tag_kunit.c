@@ -833,6 +833,8 @@ static void alloc_tag_test_unaligned(struct kunit *test)
 	s->tag_mask = 0;
 	obj_index_check_cache(test, s);
 	kmem_cache_destroy(s);
+	/* memcg's own vector is 8-byte aligned: its bit 3 is no tag bit. */
+	KUNIT_EXPECT_NULL(test, slab_tags(0x1008UL | OBJEXTS_VECTOR));
 }
 
 /*
