@@ -178,8 +178,11 @@ REUSE = {"on": False}
 # runs as an initcall, its parameters on the command line.
 def builtin_bench_tree(src):
     dst = src.rstrip("/") + "-um-bench"
-    if not os.path.exists(dst):
-        run(["cp", "-al", src, dst])
+    # Linked anew each time: tree.py replaces the files it rewrites, and
+    # an older link would keep the file of before.
+    if os.path.exists(dst):
+        shutil.rmtree(dst)
+    run(["cp", "-al", src, dst])
     shutil.copyfile(os.path.join(HERE, "allocprof_bench.c"),
                     os.path.join(dst, "lib", "allocprof_bench.c.tmp"))
     os.replace(os.path.join(dst, "lib", "allocprof_bench.c.tmp"),
