@@ -820,9 +820,9 @@ static void obj_index_ctor(void *object)
 }
 
 /*
- * A slab larger than its cache's mask (here every slab: the mask is 0)
- * gets OBJEXTS_TAGS_UNALIGNED, and its objects the exact index, out of
- * line.  The constructor keeps the cache from being merged.
+ * A slab larger than its cache's tag_mask + 1 (here every slab: the mask
+ * is 0) gets OBJEXTS_TAGS_UNALIGNED, and its objects the exact index, out
+ * of line.  The constructor keeps the cache from being merged.
  */
 static void alloc_tag_test_unaligned(struct kunit *test)
 {
