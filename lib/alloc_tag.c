@@ -28,7 +28,10 @@
 #include <linux/stacktrace.h>
 #include <linux/string.h>
 #include <linux/sysctl.h>
+#include <linux/vmalloc.h>
 #include <linux/workqueue.h>
+
+#include <asm/tlbflush.h>
 
 DEFINE_STATIC_KEY_FALSE(mem_alloc_profiling_key);
 EXPORT_SYMBOL(mem_alloc_profiling_key);
@@ -626,28 +629,32 @@ static void pgtag_unregister_module(struct alloc_tag *tags, size_t n)
 
 /*
  * Page tags live in page->flags if its field numbers every vmlinux tag and
- * PGTAG_MOD_RESERVE module tags, else in an array of 4 bytes per page frame:
- * a chunk per section (or PGTAG_CHUNK_PAGES frames) of online memory, behind
- * a directory that only grows, old ones kept: lookups take no lock.
+ * PGTAG_MOD_RESERVE module tags, else in pgtag_slots[pfn]: vmalloc space
+ * reserved at the first switch-on for every frame memory may have, backed
+ * a chunk (of whole sections) at a time, while memory in it is online.  The
+ * hooks index it with no test: the first switch-on backs every online
+ * chunk or fails, onlining backs its chunks or fails, and offlining frees
+ * a chunk only when none of its pages is online or poisoned.
  */
 #define PGTAG_MOD_RESERVE	4096
+#ifdef CONFIG_SPARSEMEM
+#define PGTAG_CHUNK_SHIFT	max_t(int, PFN_SECTION_SHIFT, PAGE_SHIFT - 2)
+#else
+#define PGTAG_CHUNK_SHIFT	15
+#endif
+#define PGTAG_CHUNK_PAGES	BIT(PGTAG_CHUNK_SHIFT)
 #define PGTAG_CHUNK_BYTES	(PGTAG_CHUNK_PAGES * sizeof(u32))
 
-/* pgtag_dir: empty until the first switch-on in array mode; no hook before. */
 DEFINE_STATIC_KEY_FALSE(pgtag_array_key);
-static struct pgtag_dir pgtag_dir_none;
-struct pgtag_dir *pgtag_dir __read_mostly = &pgtag_dir_none;
-static atomic_long_t pgtag_chunks;
-static DEFINE_MUTEX(pgtag_dir_lock);	/* allocates and frees chunks */
+u32 *pgtag_slots __read_mostly;
+static struct vm_struct *pgtag_area;
+static unsigned long pgtag_area_chunks, pgtag_chunks_end;
+static atomic_long_t pgtag_chunks;	/* backed */
+static DEFINE_MUTEX(pgtag_area_lock);	/* backs and frees chunks */
 
 static size_t pgtag_array_bytes(void)
 {
-	const struct pgtag_dir *dir = READ_ONCE(pgtag_dir);
-
-	if (dir == &pgtag_dir_none)
-		return 0;
-	return atomic_long_read(&pgtag_chunks) * PGTAG_CHUNK_BYTES +
-	       struct_size(dir, chunk, dir->nr);
+	return atomic_long_read(&pgtag_chunks) * PGTAG_CHUNK_BYTES;
 }
 
 /* Out-of-line parts of the hooks in include/linux/pgalloc_tag.h. */
@@ -747,8 +754,9 @@ void __pgalloc_tag_swap(struct page *dst, struct page *src, unsigned int nr)
 	didx = pgtag_get(dst);
 	sidx = pgtag_get(src);
 	/* Both pages are in use: other flags may change meanwhile. */
-	if (!pgtag_store(dst, sidx, true) || !pgtag_store(src, didx, true) ||
-	    !alloc_tag_extras_free_enabled() || (!didx && !sidx))
+	pgtag_store(dst, sidx, true);
+	pgtag_store(src, didx, true);
+	if (!alloc_tag_extras_free_enabled() || (!didx && !sidx))
 		return;
 	for (i = 0; i < READ_ONCE(nr_consumers); i++) {
 		c = consumers[i];
@@ -800,15 +808,20 @@ void __init alloc_tag_mm_init(void)
 	mutex_unlock(&mem_profiling_mutex);
 }
 
-/* Does chunk @c hold online memory?  Asked of sections, not struct pages. */
+/* Is a page of chunk @c online?  Asked of sections, not struct pages. */
 static bool pgtag_chunk_online(unsigned long c)
 {
+	unsigned long pfn = c << PGTAG_CHUNK_SHIFT;
 #ifdef CONFIG_SPARSEMEM
-	return c < NR_MEM_SECTIONS && online_section_nr(c);
-#else
-	unsigned long pfn = max_t(unsigned long, c << PGTAG_CHUNK_SHIFT,
-				  ARCH_PFN_OFFSET);
+	unsigned long nr;
 
+	for (nr = pfn_to_section_nr(pfn); nr < NR_MEM_SECTIONS &&
+	     nr < pfn_to_section_nr(pfn + PGTAG_CHUNK_PAGES); nr++)
+		if (online_section_nr(nr))
+			return true;
+	return false;
+#else
+	pfn = max_t(unsigned long, pfn, ARCH_PFN_OFFSET);
 	return pfn < (c + 1) << PGTAG_CHUNK_SHIFT && pfn_valid(pfn);
 #endif
 }
@@ -825,82 +838,143 @@ static int pgtag_chunk_nid(unsigned long c)
 	return NUMA_NO_NODE;
 }
 
-/* Profiling's own metadata, charged to no tag. */
-static void *pgtag_zalloc(size_t size, int nid)
+static unsigned long pgtag_chunk_addr(unsigned long c)
 {
-	return alloc_hooks_tag(ALLOC_TAG_NONE,
-			       kvzalloc_node_noprof(size, GFP_KERNEL, nid));
+	return (unsigned long)pgtag_area->addr + c * PGTAG_CHUNK_BYTES;
 }
 
-/* Give chunks @first..@end-1 (those @all or online) their slots, zeroed. */
-static int pgtag_cover(unsigned long first, unsigned long end, bool all)
+static bool pgtag_backed(unsigned long c)
 {
-	struct pgtag_dir *old = pgtag_dir, *dir = old;
-	unsigned long c;
-	u32 *chunk;
+	return vmalloc_to_page((void *)pgtag_chunk_addr(c));
+}
 
-	lockdep_assert_held(&pgtag_dir_lock);
-	if (old->nr < end) {
-		dir = pgtag_zalloc(struct_size(dir, chunk, end), NUMA_NO_NODE);
-		if (!dir)
-			return -ENOMEM;
-		dir->nr = end;
-		memcpy(dir->chunk, old->chunk, old->nr * sizeof(old->chunk[0]));
-		/* Filled before it is seen; lookups may still read the old one. */
-		smp_store_release(&pgtag_dir, dir);
-		if (old != &pgtag_dir_none)
-			kmemleak_not_leak(old);
+static int pgtag_set_pte(pte_t *pte, unsigned long addr, void *page)
+{
+	set_pte_at(&init_mm, addr, pte,
+		   mk_pte((struct page *)page, PAGE_KERNEL));
+	return 0;
+}
+
+static int pgtag_clear_pte(pte_t *pte, unsigned long addr, void *unused)
+{
+	pte_t old = ptep_get_and_clear(&init_mm, addr, pte);
+
+	if (pte_present(old))
+		__free_page(pte_page(old));
+	return 0;
+}
+
+/* Free chunk @c's pages: all of it if @backed, else what pgtag_back() left. */
+static void pgtag_unback(unsigned long c, bool backed)
+{
+	unsigned long addr = pgtag_chunk_addr(c);
+
+	if (backed)
+		atomic_long_dec(&pgtag_chunks);
+	apply_to_existing_page_range(&init_mm, addr, PGTAG_CHUNK_BYTES,
+				     pgtag_clear_pte, NULL);
+	flush_tlb_kernel_range(addr, addr + PGTAG_CHUNK_BYTES);
+}
+
+/*
+ * Back chunk @c with zeroed pages of its node, charged to no tag; a page
+ * at a time, as the page table callback may run with preemption off.
+ */
+static int pgtag_back(unsigned long c)
+{
+	unsigned long off, addr = pgtag_chunk_addr(c);
+	int nid = pgtag_chunk_nid(c), err = 0;
+	struct page *page;
+
+	lockdep_assert_held(&pgtag_area_lock);
+	if (c >= pgtag_area_chunks)
+		return -ENOSPC;
+	if (pgtag_backed(c))
+		return 0;
+	for (off = 0; !err && off < PGTAG_CHUNK_BYTES; off += PAGE_SIZE) {
+		page = alloc_hooks_tag(ALLOC_TAG_NONE,
+				       alloc_pages_node_noprof(nid, GFP_KERNEL |
+							       __GFP_ZERO, 0));
+		err = page ? apply_to_page_range(&init_mm, addr + off,
+						 PAGE_SIZE, pgtag_set_pte,
+						 page) : -ENOMEM;
+		if (err && page)
+			__free_page(page);
 	}
-	for (c = first; c < end; c++) {
-		if (dir->chunk[c] || (!all && !pgtag_chunk_online(c)))
-			continue;
-		chunk = pgtag_zalloc(PGTAG_CHUNK_BYTES, pgtag_chunk_nid(c));
-		if (!chunk)
-			return -ENOMEM;
-		/* Zeroed before it is seen. */
-		smp_store_release(&dir->chunk[c], chunk);
-		atomic_long_inc(&pgtag_chunks);
+	if (err) {
+		pgtag_unback(c, false);
+		return err;
 	}
+	atomic_long_inc(&pgtag_chunks);
+	pgtag_chunks_end = max(pgtag_chunks_end, c + 1);
 	return 0;
 }
 
 /* Undo pgtag_first_on(): nothing was charged in the array, no hook reads it. */
 static void pgtag_first_off(void)
 {
-	struct pgtag_dir *dir;
 	unsigned long c;
 
 	if (!pgtag_in_array())
 		return;
-	mutex_lock(&pgtag_dir_lock);
-	dir = pgtag_dir;
-	WRITE_ONCE(pgtag_dir, &pgtag_dir_none);
-	if (dir != &pgtag_dir_none) {
-		for (c = 0; c < dir->nr; c++)
-			kvfree(dir->chunk[c]);
-		kvfree(dir);
-		atomic_long_set(&pgtag_chunks, 0);
-	}
-	mutex_unlock(&pgtag_dir_lock);
+	mutex_lock(&pgtag_area_lock);
+	WRITE_ONCE(pgtag_slots, NULL);
+	for (c = 0; c < pgtag_chunks_end; c++)
+		if (pgtag_backed(c))
+			pgtag_unback(c, true);
+	pgtag_chunks_end = 0;
+	if (pgtag_area)
+		free_vm_area(pgtag_area);
+	pgtag_area = NULL;
+	mutex_unlock(&pgtag_area_lock);
 }
 
 /*
- * Array mode: the slots of the memory online now (room in the directory
- * for what may be hot-added), before any page is charged; all or nothing.
+ * Room for @nr chunks and for every frame memory hotplug may add, if
+ * vmalloc space allows (hot-added memory beyond the room cannot go online);
+ * at most four times @nr with KASAN, which allocates the shadow of the
+ * whole area here, accessible from then on.
  */
+static int pgtag_reserve(unsigned long nr)
+{
+#ifdef CONFIG_MEMORY_HOTPLUG
+	unsigned long all = PHYS_PFN(mhp_get_pluggable_range(true).end) + 1;
+
+	all = DIV_ROUND_UP(all, PGTAG_CHUNK_PAGES);
+	if (IS_ENABLED(CONFIG_KASAN_VMALLOC))
+		all = min(all, 4 * nr);
+	if (all > nr)
+		pgtag_area = get_vm_area(all * PGTAG_CHUNK_BYTES, 0);
+	if (pgtag_area)
+		nr = all;
+#endif
+	if (!pgtag_area)
+		pgtag_area = get_vm_area(nr * PGTAG_CHUNK_BYTES, 0);
+	pgtag_area_chunks = pgtag_area ? nr : 0;
+	return pgtag_area ? 0 : -ENOMEM;
+}
+
+/* Array mode: back the memory online now before any page is charged. */
 static int pgtag_first_on(void)
 {
-	unsigned long nr = DIV_ROUND_UP(max_t(unsigned long, max_pfn,
-					      max_possible_pfn),
-					PGTAG_CHUNK_PAGES);
-	int err;
+	unsigned long c, nr = max_t(unsigned long, max_pfn, max_possible_pfn);
+	int nid, err;
 
 	if (!pgtag_in_array())
 		return 0;
 	get_online_mems();
-	mutex_lock(&pgtag_dir_lock);
-	err = pgtag_cover(0, nr, false);
-	mutex_unlock(&pgtag_dir_lock);
+	/* Memory hot-added since boot is within its node's span. */
+	for_each_online_node(nid)
+		nr = max(nr, node_end_pfn(nid));
+	nr = DIV_ROUND_UP(nr, PGTAG_CHUNK_PAGES);
+	mutex_lock(&pgtag_area_lock);
+	err = pgtag_reserve(nr);
+	for (c = 0; !err && c < nr; c++)
+		if (pgtag_chunk_online(c))
+			err = pgtag_back(c);
+	if (!err)
+		WRITE_ONCE(pgtag_slots, pgtag_area->addr);
+	mutex_unlock(&pgtag_area_lock);
 	/* Hotplug stays out (get_online_mems()) until the array is freed. */
 	if (err)
 		pgtag_first_off();
@@ -942,39 +1016,29 @@ static bool pgtag_chunk_poisoned(unsigned long c)
 static void pgtag_uncover(unsigned long start, unsigned long nr_pages)
 {
 	unsigned long pfn, c, end = start + nr_pages, charged = 0, freed = 0;
-	struct pgtag_dir *dir;
-	u32 *chunk;
+	bool array = pgtag_in_array();
 
 	if (!mem_alloc_profiling_ever_enabled())
 		return;
-	mutex_lock(&pgtag_dir_lock);
-	dir = pgtag_dir;
-	for (pfn = start; pfn < end; pfn++) {
-		c = pfn >> PGTAG_CHUNK_SHIFT;
-		if (!pgtag_in_array()) {
+	mutex_lock(&pgtag_area_lock);
+	for (c = start >> PGTAG_CHUNK_SHIFT;
+	     c < DIV_ROUND_UP(end, PGTAG_CHUNK_PAGES); c++) {
+		/* After a failed onlining, a chunk may not be backed. */
+		if (array && (c >= pgtag_area_chunks || !pgtag_backed(c)))
+			continue;
+		for (pfn = max(start, c << PGTAG_CHUNK_SHIFT);
+		     pfn < min(end, (c + 1) << PGTAG_CHUNK_SHIFT); pfn++) {
 			if (!pgtag_get(pfn_to_page(pfn)))
 				continue;
 			pgtag_store(pfn_to_page(pfn), 0, true);
-		} else {
-			/* After a failed pgtag_cover(), a chunk may be missing. */
-			chunk = c < dir->nr ? dir->chunk[c] : NULL;
-			if (!chunk || !chunk[pfn & (PGTAG_CHUNK_PAGES - 1)])
-				continue;
-			WRITE_ONCE(chunk[pfn & (PGTAG_CHUNK_PAGES - 1)], 0);
+			charged++;
 		}
-		charged++;
-	}
-	for (c = start >> PGTAG_CHUNK_SHIFT; pgtag_in_array() &&
-	     c < min(dir->nr, DIV_ROUND_UP(end, PGTAG_CHUNK_PAGES)); c++) {
-		chunk = dir->chunk[c];
-		if (!chunk || pgtag_chunk_online(c) || pgtag_chunk_poisoned(c))
+		if (!array || pgtag_chunk_online(c) || pgtag_chunk_poisoned(c))
 			continue;
-		WRITE_ONCE(dir->chunk[c], NULL);
-		kvfree(chunk);
-		atomic_long_dec(&pgtag_chunks);
+		pgtag_unback(c, true);
 		freed += PGTAG_CHUNK_BYTES;
 	}
-	mutex_unlock(&pgtag_dir_lock);
+	mutex_unlock(&pgtag_area_lock);
 	if (charged)
 		pr_warn("page tags: %lu charged pages in pfns %#lx-%#lx went offline; their charges stay\n",
 			charged, start, end - 1);
@@ -987,22 +1051,23 @@ static int pgtag_memory_callback(struct notifier_block *nb,
 				 unsigned long action, void *arg)
 {
 	struct memory_notify *mn = arg;
-	unsigned long end = mn->start_pfn + mn->nr_pages;
+	unsigned long c, end = mn->start_pfn + mn->nr_pages;
 	int err = 0;
 
 	if (action == MEM_OFFLINE || action == MEM_CANCEL_ONLINE)
 		pgtag_uncover(mn->start_pfn, mn->nr_pages);
 	if (action != MEM_GOING_ONLINE || !pgtag_in_array())
 		return NOTIFY_OK;
-	mutex_lock(&pgtag_dir_lock);
-	/* Until the first switch-on, pgtag_first_on() will cover it. */
-	if (pgtag_dir != &pgtag_dir_none)
-		err = pgtag_cover(mn->start_pfn >> PGTAG_CHUNK_SHIFT,
-				  DIV_ROUND_UP(end, PGTAG_CHUNK_PAGES), true);
-	mutex_unlock(&pgtag_dir_lock);
+	mutex_lock(&pgtag_area_lock);
+	/* Until the first switch-on, pgtag_first_on() will back it. */
+	for (c = mn->start_pfn >> PGTAG_CHUNK_SHIFT; pgtag_slots && !err &&
+	     c < DIV_ROUND_UP(end, PGTAG_CHUNK_PAGES); c++)
+		err = pgtag_back(c);
+	mutex_unlock(&pgtag_area_lock);
 	if (!err)
 		return NOTIFY_OK;
-	pr_err("page tags: no memory to cover pfns %#lx-%#lx: memory not onlined\n",
+	pr_err("page tags: no %s to cover pfns %#lx-%#lx: memory not onlined\n",
+	       err == -ENOSPC ? "room in the array" : "memory",
 	       mn->start_pfn, end - 1);
 	return notifier_from_errno(err);
 }
@@ -1025,7 +1090,7 @@ static int __init pgtag_storage_init(void)
 	if (ALLOC_TAG_WIDTH)
 		pr_notice("page tags: %d bits of page->flags cannot number %u vmlinux tags and %u for modules: using the array\n",
 			  ALLOC_TAG_WIDTH, nr_vmlinux_tags(), PGTAG_MOD_RESERVE);
-	if (READ_ONCE(pgtag_dir) == &pgtag_dir_none)
+	if (!pgtag_slots)
 		pr_info("page tags: an array of 4 bytes per page frame, allocated when profiling is first switched on\n");
 	return 0;
 }

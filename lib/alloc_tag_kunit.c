@@ -376,6 +376,37 @@ static void alloc_tag_test_pages_unnumbered(struct kunit *test)
 }
 
 /*
+ * Array mode: the room covers every node's span, and every chunk with
+ * memory online is backed from its first slot to its last.
+ */
+static void alloc_tag_test_slots(struct kunit *test)
+{
+	unsigned long c, last, nr = 0;
+	long backed = 0;
+	int nid;
+
+	if (!pgtag_in_array() || !READ_ONCE(pgtag_slots))
+		kunit_skip(test, "page tags are not in the array");
+	get_online_mems();
+	mutex_lock(&pgtag_area_lock);
+	for_each_online_node(nid)
+		nr = max(nr, DIV_ROUND_UP(node_end_pfn(nid), PGTAG_CHUNK_PAGES));
+	KUNIT_EXPECT_LE(test, nr, pgtag_area_chunks);
+	for (c = 0; c < min(nr, pgtag_area_chunks); c++) {
+		if (!pgtag_backed(c)) {
+			KUNIT_EXPECT_FALSE(test, pgtag_chunk_online(c));
+			continue;
+		}
+		last = ((c + 1) << PGTAG_CHUNK_SHIFT) - 1;
+		KUNIT_EXPECT_NOT_NULL(test, vmalloc_to_page(&pgtag_slots[last]));
+		backed++;
+	}
+	KUNIT_EXPECT_EQ(test, backed, atomic_long_read(&pgtag_chunks));
+	mutex_unlock(&pgtag_area_lock);
+	put_online_mems();
+}
+
+/*
  * __free_pages() of a non-compound block while another reference holds its
  * first page: the other pages are released at once, the first page when
  * its last reference goes, and the block's bytes and call come back whole.
@@ -953,6 +984,7 @@ static struct kunit_case alloc_tag_test_cases[] = {
 	KUNIT_CASE(alloc_tag_test_noprof_helper),
 	KUNIT_CASE(alloc_tag_test_pages),
 	KUNIT_CASE(alloc_tag_test_pages_unnumbered),
+	KUNIT_CASE(alloc_tag_test_slots),
 	KUNIT_CASE(alloc_tag_test_free_tail),
 	KUNIT_CASE(alloc_tag_test_folios),
 	KUNIT_CASE(alloc_tag_test_migrate),

@@ -20,17 +20,6 @@ struct page;
 #define PGTAG_FLAGS_MASK	(ALLOC_TAG_WIDTH ?				\
 				 GENMASK(ALLOC_TAG_PGOFF + ALLOC_TAG_WIDTH - 1, \
 					 ALLOC_TAG_PGOFF) : 0UL)
-#ifdef CONFIG_SPARSEMEM
-#define PGTAG_CHUNK_SHIFT	PFN_SECTION_SHIFT
-#else
-#define PGTAG_CHUNK_SHIFT	15
-#endif
-#define PGTAG_CHUNK_PAGES	BIT(PGTAG_CHUNK_SHIFT)
-
-struct pgtag_dir {
-	unsigned long nr;
-	u32 *chunk[];
-};
 
 /* Module numbers, above the vmlinux tags'; a free number is NULL. */
 struct pgtag_mod_table {
@@ -39,7 +28,7 @@ struct pgtag_mod_table {
 };
 
 DECLARE_STATIC_KEY_FALSE(pgtag_array_key);
-extern struct pgtag_dir *pgtag_dir;
+extern u32 *pgtag_slots;
 extern struct pgtag_mod_table *pgtag_mod_table;
 extern u32 pgtag_nr_vmlinux;
 
@@ -64,54 +53,34 @@ static __always_inline bool pgtag_in_array(void)
 }
 
 /*
- * The array slot of @page, in @slot; false if it has none.  The hooks see
- * only pages of online memory after the first switch-on, which has its
- * chunk: the switch-on and onlining allocate it or fail, offlining frees it
- * only once its pages are offline.  A bool, not a NULL slot, so that the
- * callers test nothing more on the path that found one.
+ * The array slot of @page.  The hooks see only pages of online memory after
+ * the first switch-on, whose slots are backed (see lib/alloc_tag.c).
  */
-static __always_inline bool pgtag_slot(struct page *page, u32 **slot)
+static __always_inline u32 *pgtag_slot(struct page *page)
 {
-	const struct pgtag_dir *dir = READ_ONCE(pgtag_dir);
-	unsigned long pfn = page_to_pfn(page);
-	unsigned long c = pfn >> PGTAG_CHUNK_SHIFT;
-	u32 *chunk;
-
-	if (WARN_ON_ONCE(c >= dir->nr))
-		return false;
-	chunk = READ_ONCE(dir->chunk[c]);
-	if (WARN_ON_ONCE(!chunk))
-		return false;
-	*slot = &chunk[pfn & (PGTAG_CHUNK_PAGES - 1)];
-	return true;
+	return &pgtag_slots[page_to_pfn(page)];
 }
 
 static __always_inline u32 pgtag_get(struct page *page)
 {
-	u32 *slot;
-
-	if (!pgtag_in_array())
-		return (READ_ONCE(page->flags) & PGTAG_FLAGS_MASK) >>
-		       ALLOC_TAG_PGOFF;
-	return pgtag_slot(page, &slot) ? READ_ONCE(*slot) : 0;
+	if (pgtag_in_array())
+		return READ_ONCE(*pgtag_slot(page));
+	return (READ_ONCE(page->flags) & PGTAG_FLAGS_MASK) >> ALLOC_TAG_PGOFF;
 }
 
 /*
- * False if @page has no slot.  A page being allocated (!@in_use) is held by
- * nobody else: plain store, as prep_new_page() does for PG_head.  In use,
- * other flag bits may change meanwhile: cmpxchg.
+ * A page being allocated (!@in_use) is held by nobody else: plain store, as
+ * prep_new_page() does for PG_head.  In use, other flag bits may change
+ * meanwhile: cmpxchg.
  */
-static __always_inline bool pgtag_store(struct page *page, u32 idx,
+static __always_inline void pgtag_store(struct page *page, u32 idx,
 					bool in_use)
 {
 	unsigned long old, new;
-	u32 *slot;
 
 	if (pgtag_in_array()) {
-		if (!pgtag_slot(page, &slot))
-			return false;
-		WRITE_ONCE(*slot, idx);
-		return true;
+		WRITE_ONCE(*pgtag_slot(page), idx);
+		return;
 	}
 	old = READ_ONCE(page->flags);
 	do {
@@ -122,7 +91,6 @@ static __always_inline bool pgtag_store(struct page *page, u32 idx,
 			break;
 		}
 	} while (!try_cmpxchg(&page->flags, &old, new));
-	return true;
 }
 
 /*
@@ -136,8 +104,7 @@ static __always_inline u32 pgtag_take_freed(struct page *page)
 	u32 *slot, idx;
 
 	if (pgtag_in_array()) {
-		if (!pgtag_slot(page, &slot))
-			return 0;
+		slot = pgtag_slot(page);
 		idx = READ_ONCE(*slot);
 		if (idx)
 			WRITE_ONCE(*slot, 0);
@@ -189,8 +156,9 @@ static __always_inline void pgalloc_tag_add(struct page *page,
 	if (unlikely(!alloc_tag_is_real(tag)))
 		return;
 	idx = alloc_tag_to_index(tag);
-	if (unlikely(!idx) || unlikely(!pgtag_store(page, idx, false)))
+	if (unlikely(!idx))
 		return;
+	pgtag_store(page, idx, false);
 	alloc_tag_counters_add(tag, (s64)PAGE_SIZE << order, 1);
 	if (alloc_tag_extras_enabled())
 		alloc_tag_extras_charge(tag, (unsigned long)page,
