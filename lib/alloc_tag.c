@@ -638,10 +638,11 @@ static void pgtag_unregister_module(struct alloc_tag *tags, size_t n)
  */
 #define PGTAG_MOD_RESERVE	4096
 #ifdef CONFIG_SPARSEMEM
-#define PGTAG_CHUNK_SHIFT	max_t(int, PFN_SECTION_SHIFT, PAGE_SHIFT - 2)
+#define PGTAG_CHUNK_MIN_SHIFT	PFN_SECTION_SHIFT
 #else
-#define PGTAG_CHUNK_SHIFT	15
+#define PGTAG_CHUNK_MIN_SHIFT	15
 #endif
+#define PGTAG_CHUNK_SHIFT	max_t(int, PGTAG_CHUNK_MIN_SHIFT, PAGE_SHIFT - 2)
 #define PGTAG_CHUNK_PAGES	BIT(PGTAG_CHUNK_SHIFT)
 #define PGTAG_CHUNK_BYTES	(PGTAG_CHUNK_PAGES * sizeof(u32))
 
@@ -821,8 +822,9 @@ static bool pgtag_chunk_online(unsigned long c)
 			return true;
 	return false;
 #else
-	pfn = max_t(unsigned long, pfn, ARCH_PFN_OFFSET);
-	return pfn < (c + 1) << PGTAG_CHUNK_SHIFT && pfn_valid(pfn);
+	/* No hotplug: every chunk that the memmap reaches, holes or not. */
+	return pfn + PGTAG_CHUNK_PAGES > ARCH_PFN_OFFSET &&
+	       pfn < ARCH_PFN_OFFSET + max_mapnr;
 #endif
 }
 
@@ -855,12 +857,12 @@ static int pgtag_set_pte(pte_t *pte, unsigned long addr, void *page)
 	return 0;
 }
 
-static int pgtag_clear_pte(pte_t *pte, unsigned long addr, void *unused)
+static int pgtag_clear_pte(pte_t *pte, unsigned long addr, void *pages)
 {
 	pte_t old = ptep_get_and_clear(&init_mm, addr, pte);
 
 	if (pte_present(old))
-		__free_page(pte_page(old));
+		list_add(&pte_page(old)->lru, pages);
 	return 0;
 }
 
@@ -868,12 +870,16 @@ static int pgtag_clear_pte(pte_t *pte, unsigned long addr, void *unused)
 static void pgtag_unback(unsigned long c, bool backed)
 {
 	unsigned long addr = pgtag_chunk_addr(c);
+	struct page *page, *next;
+	LIST_HEAD(pages);
 
 	if (backed)
 		atomic_long_dec(&pgtag_chunks);
 	apply_to_existing_page_range(&init_mm, addr, PGTAG_CHUNK_BYTES,
-				     pgtag_clear_pte, NULL);
+				     pgtag_clear_pte, &pages);
 	flush_tlb_kernel_range(addr, addr + PGTAG_CHUNK_BYTES);
+	list_for_each_entry_safe(page, next, &pages, lru)
+		__free_page(page);
 }
 
 /*
@@ -894,6 +900,7 @@ static int pgtag_back(unsigned long c)
 	for (off = 0; !err && off < PGTAG_CHUNK_BYTES; off += PAGE_SIZE) {
 		page = alloc_hooks_tag(ALLOC_TAG_NONE,
 				       alloc_pages_node_noprof(nid, GFP_KERNEL |
+							       __GFP_HIGHMEM |
 							       __GFP_ZERO, 0));
 		err = page ? apply_to_page_range(&init_mm, addr + off,
 						 PAGE_SIZE, pgtag_set_pte,
@@ -923,6 +930,7 @@ static void pgtag_first_off(void)
 		if (pgtag_backed(c))
 			pgtag_unback(c, true);
 	pgtag_chunks_end = 0;
+	pgtag_area_chunks = 0;
 	if (pgtag_area)
 		free_vm_area(pgtag_area);
 	pgtag_area = NULL;
@@ -933,7 +941,8 @@ static void pgtag_first_off(void)
  * Room for @nr chunks and for every frame memory hotplug may add, if
  * vmalloc space allows (hot-added memory beyond the room cannot go online);
  * at most four times @nr with KASAN, which allocates the shadow of the
- * whole area here, accessible from then on.
+ * whole area here, accessible from then on.  Failing the first, the
+ * vmalloc allocator logs it.
  */
 static int pgtag_reserve(unsigned long nr)
 {
@@ -958,20 +967,23 @@ static int pgtag_reserve(unsigned long nr)
 static int pgtag_first_on(void)
 {
 	unsigned long c, nr = max_t(unsigned long, max_pfn, max_possible_pfn);
-	int nid, err;
+	struct zone *zone;
+	int err;
 
 	if (!pgtag_in_array())
 		return 0;
 	get_online_mems();
-	/* Memory hot-added since boot is within its node's span. */
-	for_each_online_node(nid)
-		nr = max(nr, node_end_pfn(nid));
+	/* Memory hot-added since boot is in its zone (ZONE_DEVICE is not). */
+	for_each_populated_zone(zone)
+		nr = max(nr, zone_end_pfn(zone));
 	nr = DIV_ROUND_UP(nr, PGTAG_CHUNK_PAGES);
 	mutex_lock(&pgtag_area_lock);
 	err = pgtag_reserve(nr);
-	for (c = 0; !err && c < nr; c++)
+	for (c = 0; !err && c < nr; c++) {
 		if (pgtag_chunk_online(c))
 			err = pgtag_back(c);
+		cond_resched();
+	}
 	if (!err)
 		WRITE_ONCE(pgtag_slots, pgtag_area->addr);
 	mutex_unlock(&pgtag_area_lock);
@@ -1018,9 +1030,12 @@ static void pgtag_uncover(unsigned long start, unsigned long nr_pages)
 	unsigned long pfn, c, end = start + nr_pages, charged = 0, freed = 0;
 	bool array = pgtag_in_array();
 
-	if (!mem_alloc_profiling_ever_enabled())
-		return;
 	mutex_lock(&pgtag_area_lock);
+	/* The array is backed before the hooks start; flags wait for them. */
+	if (array ? !pgtag_slots : !mem_alloc_profiling_ever_enabled()) {
+		mutex_unlock(&pgtag_area_lock);
+		return;
+	}
 	for (c = start >> PGTAG_CHUNK_SHIFT;
 	     c < DIV_ROUND_UP(end, PGTAG_CHUNK_PAGES); c++) {
 		/* After a failed onlining, a chunk may not be backed. */
