@@ -186,6 +186,29 @@ static struct alloc_tag_consumer *consumers[ALLOC_TAG_MAX_CONSUMERS];
 static unsigned int nr_consumers;
 static u32 consumer_flags_free = ALLOC_TAG_CONSUMER_FLAGS;
 
+/*
+ * The charge and uncharge callbacks of the active consumers: a list for
+ * each set of them, filled before it is first published and never changed
+ * after.  A hook reads the current list once, so it calls every consumer
+ * active for all of its run, as c->active did consumer by consumer.
+ */
+struct consumer_fns {
+	void (*charge[ALLOC_TAG_MAX_CONSUMERS])(struct alloc_tag *tag,
+						unsigned long key, int nid,
+						long bytes,
+						unsigned long caller);
+	void (*uncharge[ALLOC_TAG_MAX_CONSUMERS])(struct alloc_tag *tag,
+						  unsigned long key, int nid,
+						  long bytes, int calls);
+	unsigned int nr_charge, nr_uncharge;
+	bool filled;
+};
+
+static struct consumer_fns consumer_fns[BIT(ALLOC_TAG_MAX_CONSUMERS)];
+static struct consumer_fns *active_fns = consumer_fns;
+static unsigned int active_mask;
+static DEFINE_MUTEX(consumer_fns_lock);
+
 /* The hooks read the array unlocked: see alloc_tag_consumer_register(). */
 static bool consumer_active(struct alloc_tag_consumer *c)
 {
@@ -195,6 +218,41 @@ static bool consumer_active(struct alloc_tag_consumer *c)
 static bool consumer_wants_frees(struct alloc_tag_consumer *c)
 {
 	return c->uncharge || c->page_split || c->page_swap;
+}
+
+static int consumer_index(struct alloc_tag_consumer *c)
+{
+	unsigned int i;
+
+	for (i = 0; i < nr_consumers; i++)
+		if (consumers[i] == c)
+			return i;
+	WARN_ON_ONCE(1);
+	return -1;
+}
+
+/* Mark consumer @idx active or not; publish the list of the active ones. */
+static void consumer_set_active(int idx, bool active)
+{
+	struct consumer_fns *f;
+	unsigned int i;
+
+	mutex_lock(&consumer_fns_lock);
+	active_mask = active ? active_mask | BIT(idx) : active_mask & ~BIT(idx);
+	f = &consumer_fns[active_mask];
+	for (i = 0; !f->filled && i < nr_consumers; i++) {
+		if (!(active_mask & BIT(i)))
+			continue;
+		if (consumers[i]->charge)
+			f->charge[f->nr_charge++] = consumers[i]->charge;
+		if (consumers[i]->uncharge)
+			f->uncharge[f->nr_uncharge++] = consumers[i]->uncharge;
+	}
+	f->filled = true;
+	/* Filled before it is seen: pairs with READ_ONCE() in the hooks. */
+	smp_store_release(&active_fns, f);
+	WRITE_ONCE(consumers[idx]->active, active);
+	mutex_unlock(&consumer_fns_lock);
 }
 
 /* Start @c if its option was given; under the module list lock (write). */
@@ -236,13 +294,15 @@ void __init alloc_tag_consumer_register(struct alloc_tag_consumer *c)
  */
 void alloc_tag_consumer_start(struct alloc_tag_consumer *c)
 {
-	if (READ_ONCE(c->active))
+	int idx = consumer_index(c);
+
+	if (idx < 0 || READ_ONCE(c->active))
 		return;
 	/* Frees first: a consumer told of a charge must hear of its free. */
 	if (consumer_wants_frees(c))
 		static_branch_inc(&alloc_tag_extras_free_key);
 	static_branch_inc(&alloc_tag_extras_key);
-	WRITE_ONCE(c->active, true);
+	consumer_set_active(idx, true);
 }
 EXPORT_SYMBOL_GPL(alloc_tag_consumer_start);
 
@@ -256,7 +316,7 @@ void alloc_tag_consumer_stop(struct alloc_tag_consumer *c)
 {
 	if (!READ_ONCE(c->active))
 		return;
-	WRITE_ONCE(c->active, false);
+	consumer_set_active(consumer_index(c), false);
 	static_branch_dec(&alloc_tag_extras_key);
 	if (consumer_wants_frees(c))
 		static_branch_dec(&alloc_tag_extras_free_key);
@@ -315,14 +375,12 @@ u32 __init alloc_tag_flags_reserve(unsigned int nr)
 void alloc_tag_extras_charge(struct alloc_tag *tag, unsigned long key,
 			     int nid, long bytes, unsigned long caller)
 {
-	struct alloc_tag_consumer *c;
+	/* Pairs with smp_store_release() in consumer_set_active(). */
+	const struct consumer_fns *f = READ_ONCE(active_fns);
 	unsigned int i;
 
-	for (i = 0; i < READ_ONCE(nr_consumers); i++) {
-		c = consumers[i];
-		if (consumer_active(c) && c->charge)
-			c->charge(tag, key, nid, bytes, caller);
-	}
+	for (i = 0; i < f->nr_charge; i++)
+		f->charge[i](tag, key, nid, bytes, caller);
 }
 
 /**
@@ -339,16 +397,13 @@ void alloc_tag_extras_charge(struct alloc_tag *tag, unsigned long key,
 void alloc_tag_extras_uncharge(struct alloc_tag *tag, unsigned long key,
 			       int nid, long bytes, int calls)
 {
-	struct alloc_tag_consumer *c;
+	const struct consumer_fns *f = READ_ONCE(active_fns);
 	unsigned int i;
 
 	if (!alloc_tag_is_real(tag))
 		return;
-	for (i = 0; i < READ_ONCE(nr_consumers); i++) {
-		c = consumers[i];
-		if (consumer_active(c) && c->uncharge)
-			c->uncharge(tag, key, nid, bytes, calls);
-	}
+	for (i = 0; i < f->nr_uncharge; i++)
+		f->uncharge[i](tag, key, nid, bytes, calls);
 }
 
 /* Tell active consumers of a module's tags; module list lock (write). */
@@ -889,6 +944,7 @@ static void pgtag_unback(unsigned long c, bool backed)
 static int pgtag_back(unsigned long c)
 {
 	unsigned long off, addr = pgtag_chunk_addr(c);
+	gfp_t gfp = GFP_KERNEL | __GFP_HIGHMEM | __GFP_ZERO;
 	int nid = pgtag_chunk_nid(c), err = 0;
 	struct page *page;
 
@@ -899,9 +955,7 @@ static int pgtag_back(unsigned long c)
 		return 0;
 	for (off = 0; !err && off < PGTAG_CHUNK_BYTES; off += PAGE_SIZE) {
 		page = alloc_hooks_tag(ALLOC_TAG_NONE,
-				       alloc_pages_node_noprof(nid, GFP_KERNEL |
-							       __GFP_HIGHMEM |
-							       __GFP_ZERO, 0));
+				       alloc_pages_node_noprof(nid, gfp, 0));
 		err = page ? apply_to_page_range(&init_mm, addr + off,
 						 PAGE_SIZE, pgtag_set_pte,
 						 page) : -ENOMEM;
