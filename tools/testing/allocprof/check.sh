@@ -118,7 +118,7 @@ rm -f "$logs/kunit.done"
 		--kunitconfig=lib/.kunitconfig --build_dir="$B/kunit-um" \
 		--jobs=1 --make_options CC="ccache gcc" ) >"$kunit_log" 2>&1
 	rc=$?
-	touch "$logs/kunit.done"
+	echo $rc >"$logs/kunit.done"
 	exit $rc
 } &
 kunit_pid=$!
@@ -520,8 +520,14 @@ else
 fi
 
 section "KUnit (UML)"
+# Its status from the file: bash's wait once answered 127 (no such job)
+# for a job that had ended long before with status 0.
 wait $kunit_pid
-krc=$?
+while [ ! -s "$logs/kunit.done" ] && kill -0 $kunit_pid 2>/dev/null; do
+	sleep 5
+done
+krc=$(cat "$logs/kunit.done" 2>/dev/null)
+krc=${krc:-none}
 line=$(grep -a 'Testing complete. Ran' "$kunit_log" | tail -1)
 grep -a -E '^\[[0-9:]+\] +(\[(PASSED|FAILED|SKIPPED)\]|# )' "$kunit_log" | tail -40
 if [ -n "$line" ]; then
