@@ -192,7 +192,7 @@ static u32 consumer_flags_free = ALLOC_TAG_CONSUMER_FLAGS;
  * after.  A hook reads the current list once, so it calls every consumer
  * active for all of its run, as c->active did consumer by consumer.
  */
-struct consumer_fns {
+struct consumer_list {
 	void (*charge[ALLOC_TAG_MAX_CONSUMERS])(struct alloc_tag *tag,
 						unsigned long key, int nid,
 						long bytes,
@@ -204,10 +204,11 @@ struct consumer_fns {
 	bool filled;
 };
 
-static struct consumer_fns consumer_fns[BIT(ALLOC_TAG_MAX_CONSUMERS)];
-static struct consumer_fns *active_fns = consumer_fns;
+static struct consumer_list consumer_lists[BIT(ALLOC_TAG_MAX_CONSUMERS)];
+static struct consumer_list *active_list = consumer_lists;
 static unsigned int active_mask;
-static DEFINE_MUTEX(consumer_fns_lock);
+/* Serialises starts and stops, and so the keys' counts. */
+static DEFINE_MUTEX(consumer_lock);
 
 /* The hooks read the array unlocked: see alloc_tag_consumer_register(). */
 static bool consumer_active(struct alloc_tag_consumer *c)
@@ -231,15 +232,19 @@ static int consumer_index(struct alloc_tag_consumer *c)
 	return -1;
 }
 
-/* Mark consumer @idx active or not; publish the list of the active ones. */
+/*
+ * Mark consumer @idx active or not and publish the list of the active
+ * ones: its other callbacks, which test c->active, start before its charge
+ * and stop after it.
+ */
 static void consumer_set_active(int idx, bool active)
 {
-	struct consumer_fns *f;
+	struct consumer_list *f;
 	unsigned int i;
 
-	mutex_lock(&consumer_fns_lock);
+	lockdep_assert_held(&consumer_lock);
 	active_mask = active ? active_mask | BIT(idx) : active_mask & ~BIT(idx);
-	f = &consumer_fns[active_mask];
+	f = &consumer_lists[active_mask];
 	for (i = 0; !f->filled && i < nr_consumers; i++) {
 		if (!(active_mask & BIT(i)))
 			continue;
@@ -249,10 +254,11 @@ static void consumer_set_active(int idx, bool active)
 			f->uncharge[f->nr_uncharge++] = consumers[i]->uncharge;
 	}
 	f->filled = true;
+	if (active)
+		WRITE_ONCE(consumers[idx]->active, true);
 	/* Filled before it is seen: pairs with READ_ONCE() in the hooks. */
-	smp_store_release(&active_fns, f);
+	smp_store_release(&active_list, f);
 	WRITE_ONCE(consumers[idx]->active, active);
-	mutex_unlock(&consumer_fns_lock);
 }
 
 /* Start @c if its option was given; under the module list lock (write). */
@@ -296,13 +302,17 @@ void alloc_tag_consumer_start(struct alloc_tag_consumer *c)
 {
 	int idx = consumer_index(c);
 
-	if (idx < 0 || READ_ONCE(c->active))
+	if (idx < 0)
 		return;
-	/* Frees first: a consumer told of a charge must hear of its free. */
-	if (consumer_wants_frees(c))
-		static_branch_inc(&alloc_tag_extras_free_key);
-	static_branch_inc(&alloc_tag_extras_key);
-	consumer_set_active(idx, true);
+	mutex_lock(&consumer_lock);
+	if (!c->active) {
+		/* Frees first: a consumer told of a charge must hear of its free. */
+		if (consumer_wants_frees(c))
+			static_branch_inc(&alloc_tag_extras_free_key);
+		static_branch_inc(&alloc_tag_extras_key);
+		consumer_set_active(idx, true);
+	}
+	mutex_unlock(&consumer_lock);
 }
 EXPORT_SYMBOL_GPL(alloc_tag_consumer_start);
 
@@ -314,12 +324,18 @@ EXPORT_SYMBOL_GPL(alloc_tag_consumer_start);
  */
 void alloc_tag_consumer_stop(struct alloc_tag_consumer *c)
 {
-	if (!READ_ONCE(c->active))
+	int idx = consumer_index(c);
+
+	if (idx < 0)
 		return;
-	consumer_set_active(consumer_index(c), false);
-	static_branch_dec(&alloc_tag_extras_key);
-	if (consumer_wants_frees(c))
-		static_branch_dec(&alloc_tag_extras_free_key);
+	mutex_lock(&consumer_lock);
+	if (c->active) {
+		consumer_set_active(idx, false);
+		static_branch_dec(&alloc_tag_extras_key);
+		if (consumer_wants_frees(c))
+			static_branch_dec(&alloc_tag_extras_free_key);
+	}
+	mutex_unlock(&consumer_lock);
 }
 EXPORT_SYMBOL_GPL(alloc_tag_consumer_stop);
 
@@ -376,7 +392,7 @@ void alloc_tag_extras_charge(struct alloc_tag *tag, unsigned long key,
 			     int nid, long bytes, unsigned long caller)
 {
 	/* Pairs with smp_store_release() in consumer_set_active(). */
-	const struct consumer_fns *f = READ_ONCE(active_fns);
+	const struct consumer_list *f = READ_ONCE(active_list);
 	unsigned int i;
 
 	for (i = 0; i < f->nr_charge; i++)
@@ -397,7 +413,7 @@ void alloc_tag_extras_charge(struct alloc_tag *tag, unsigned long key,
 void alloc_tag_extras_uncharge(struct alloc_tag *tag, unsigned long key,
 			       int nid, long bytes, int calls)
 {
-	const struct consumer_fns *f = READ_ONCE(active_fns);
+	const struct consumer_list *f = READ_ONCE(active_list);
 	unsigned int i;
 
 	if (!alloc_tag_is_real(tag))
